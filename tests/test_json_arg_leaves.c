@@ -555,7 +555,8 @@ static void test_args_shapes_walk_alike(void **state) {
       for (int final = 0; final < 2; final++) {
         size_t na = a.n, nb = b.n, used_a, used_b;
         a.d.last = b.d.last = TRAK_JSON_DICT_MAX + 1 + 3;
-        int ok_a = walk_text(&a, text, final, &used_a), ok_b = walk_text(&b, text, final, &used_b);
+        int ok_a = walk_text(&a, text, final, &used_a);
+        int ok_b = walk_text(&b, text, final, &used_b);
         assert_int_equal(ok_a, ok_b);
         assert_int_equal(used_a, used_b);
         assert_same_leaves(&a, na, &b, nb);
@@ -577,9 +578,9 @@ static void put_shape(FILE *f, const char *text, unsigned v) {
       fputc(*text, f);
 }
 
-/* A trace of slices, instants and complete events whose args come in runs of one shape (same
-** keys, other values), the shape changing now and then (shape_texts' and these with numbers). */
-static void write_shapes_trace(const char *path, unsigned events) {
+/* Event i of write_shapes_trace (r: its random bits): its args of shape *shape, which changes
+** now and then (one of shape_texts' valid ones, or of these with numbers). */
+static void write_shape_event(FILE *f, unsigned i, uint64_t r, unsigned *shape) {
   static const char *const numbered[] = {
       "{\"size\":#,\"url\":\"https://example.com/#\",\"info\":{\"ok\":true}}",
       "{\"size\":#,\"url\":\"https://example.com/#\",\"info\":{\"ok\":false}}",
@@ -590,26 +591,27 @@ static void write_shapes_trace(const char *path, unsigned events) {
       "{\"rss\":#,\"rss\":\"#\"}",
       "{\n  \"rss\": #,\n  \"vm\": {\"a\": #}\n}",
   };
-  size_t texts = sizeof shape_texts / sizeof *shape_texts - SHAPES_INVALID, shapes = texts + 8;
+  static const char *const kinds[] = {"\"ph\":\"X\",\"dur\":3", "\"ph\":\"i\",\"s\":\"t\"",
+                                      "\"ph\":\"B\"", "\"ph\":\"E\""};
+  size_t valid = sizeof shape_texts / sizeof *shape_texts - SHAPES_INVALID;
+  if (r % 16 == 0) *shape = (unsigned)((r >> 8) % (valid + 8));
+  fprintf(f, "%s{%s,\"name\":\"s%u\",\"ts\":%u,\"pid\":1,\"tid\":%u,\"args\":", i ? ",\n" : "",
+          kinds[i % 4], *shape, 10 * i, 1 + (i / 4) % 2);
+  unsigned v = (unsigned)(r >> 20) % (i % 3 ? 100 : 1000000);
+  put_shape(f, *shape < 8 ? numbered[*shape] : shape_texts[*shape - 8], v); /* these: no '#' */
+  fputc('}', f);
+}
+
+/* A trace of slices, instants and complete events whose args come in runs of one shape (same
+** keys, other values), the shape changing now and then (write_shape_event). */
+static void write_shapes_trace(const char *path, unsigned events) {
   FILE *f = fopen(path, "w");
   assert_non_null(f);
   uint64_t r = 0x51afd7ed558ccdULL;
   unsigned shape = 0;
   fputs("{\"traceEvents\":[\n", f);
-  for (unsigned i = 0; i < events; i++) {
-    tu_xorshift(&r);
-    static const char *const kinds[] = {"\"ph\":\"X\",\"dur\":3", "\"ph\":\"i\",\"s\":\"t\"",
-                                        "\"ph\":\"B\"", "\"ph\":\"E\""};
-    if (r % 16 == 0) shape = (unsigned)(r >> 8) % shapes;
-    fprintf(f, "%s{%s,\"name\":\"s%u\",\"ts\":%u,\"pid\":1,\"tid\":%u,\"args\":", i ? ",\n" : "",
-            kinds[i % 4], shape, 10 * i, 1 + (i / 4) % 2);
-    unsigned v = (unsigned)(r >> 20) % (i % 3 ? 100 : 1000000);
-    if (shape < 8)
-      put_shape(f, numbered[shape], v);
-    else
-      fputs(shape_texts[shape - 8], f);
-    fputc('}', f);
-  }
+  for (unsigned i = 0; i < events; i++)
+    write_shape_event(f, i, tu_xorshift(&r), &shape);
   fputs("\n]}\n", f);
   assert_int_equal(fclose(f), 0);
 }

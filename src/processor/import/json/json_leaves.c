@@ -267,8 +267,8 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
       const char *q = scalar(&w->lv, c, p, k, 0);
       if (!q) return -1;
       if (TRAK_LIKELY(w->rec_n < TRAK_JSON_SHAPE_VALUES))
-        w->rec[w->rec_n].start = (uint32_t)(p - w->lv.base), w->rec[w->rec_n].end = (uint32_t)(q - w->lv.base),
-        w->rec[w->rec_n].key = k;
+        w->rec[w->rec_n].start = (uint32_t)(p - w->lv.base),
+        w->rec[w->rec_n].end = (uint32_t)(q - w->lv.base), w->rec[w->rec_n].key = k;
       w->rec_n++;
       p = q;
     }
@@ -283,7 +283,7 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
   }
 }
 
-/* Keeps the object just read member by member (len bytes at w->base, its values in w->rec) as
+/* Keeps the object just read member by member (len bytes at w->lv.base, its values in w->rec) as
 ** shape `s`, when it is short enough and has few enough values; else keeps nothing. */
 static void keep_shape(trak_json_args_shape *s, const walk *w, size_t len, uint32_t last) {
   if (len > TRAK_JSON_SHAPE_TEXT || w->rec_n > TRAK_JSON_SHAPE_VALUES) {
@@ -310,8 +310,8 @@ static void keep_shape(trak_json_args_shape *s, const walk *w, size_t len, uint3
 }
 
 /* Whether the text at p (before `end`) starts with step t's text of shape s. */
-static inline int step_is(const trak_json_args_shape *s, const trak_json_args_step *t, const char *p,
-                          const char *end) {
+static inline int step_is(const trak_json_args_shape *s, const trak_json_args_step *t,
+                          const char *p, const char *end) {
   if (TRAK_LIKELY(end - p >= 16)) {
     if (((word8(p) ^ t->w[0]) & t->m[0]) | ((word8(p + 8) ^ t->w[1]) & t->m[1])) return 0;
     return TRAK_LIKELY(t->len <= 16) ||

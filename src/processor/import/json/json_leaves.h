@@ -103,9 +103,9 @@ void trak__json_dict_free(trak_json_dict *d);
 ** another shape or not valid, with c->p and the leaves as they were (the caller then reads it
 ** with the tokenizer, which says what is wrong). Can't fail otherwise. Its first key is predicted
 ** from d->last, which the caller may set to TRAK_JSON_DICT_MAX + 1 + a context (below
-** TRAK_JSON_DICT_STARTS): the first key read last time in that context. The object read last in
-** the context (context 0 when d->last is a key) is kept (trak_json_args_shape): an object whose text
-** matches it outside its values is read value by value, with the same leaves. */
+** TRAK_JSON_DICT_STARTS): the first key read last time in that context. The object read last
+** in the context (context 0 when d->last is a key) is kept (trak_json_args_shape): an object
+** whose text matches it outside its values is read value by value, with the same leaves. */
 int trak__json_leaves_read(trak_json_dict *d, trak_json_leaves *out, trak_json_cur *c,
                            trak_json_value *v);
 
