@@ -43,8 +43,12 @@ static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
 ** in the cache without a call. */
 static inline __attribute__((always_inline)) uint32_t intern_name(trak_json_import *j,
                                                                   const trak_json_value *v) {
-  if (TRAK_LIKELY(v->s && v->kind == TRAK_JSON_STRING && !v->escaped && v->len))
+  if (TRAK_LIKELY(v->s && v->kind == TRAK_JSON_STRING && !v->escaped && v->len)) {
+    if (TRAK_LIKELY(v->len <= 8)) /* one word: 8 bytes of `{"cat":"` come before it */
+      return trak__json_intern_word(j->imp, &j->cache, trak__json_load_word(v->s, v->len, v->s - 8),
+                                    v->s, v->len);
     return trak__json_intern(j->imp, &j->cache, v->s, v->len);
+  }
   return intern_value(j, v);
 }
 
