@@ -29,7 +29,8 @@ static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
 ** in the cache without a call. */
 static inline __attribute__((always_inline)) uint32_t intern_name(trak_json_import *j,
                                                                   const trak_json_value *v) {
-  if (TRAK_LIKELY(v->s && v->kind == TRAK_JSON_STRING && !v->escaped && v->len)) {
+  if (!v->s) return 0; /* an E event's: no call */
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_STRING && !v->escaped && v->len)) {
     if (TRAK_LIKELY(v->len <= 8)) /* one word: 8 bytes of `{"cat":"` come before it */
       return trak__json_intern_word(j->imp, &j->cache, trak__json_load_word(v->s, v->len, v->s - 8),
                                     v->s, v->len);
@@ -133,8 +134,9 @@ id_number(trak_json_import *j, const trak_json_value *v, int *is_string, uint32_
   return id_other(j, v, is_string, name);
 }
 
-/* Resolves the event's process and thread (threads are told apart by pid and tid). */
-static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
+/* trak__json_thread's other cases: the event's process and thread resolved from its pid and tid
+** values whatever they are (threads are told apart by pid and tid). */
+void trak__json_thread_resolve(trak_json_import *j, const jevent *e, jctx *x) {
   trak_tables *t = j->imp->tables;
   int pid_str = 0, tid_str = 0;
   uint32_t pid_name = 0, tid_name = 0;
@@ -561,7 +563,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   }
   char ph = e->ph.s[0];
   jctx x;
-  resolve_thread(j, e, &x);
+  trak__json_thread(j, e, &x);
   x.name = intern_name(j, &e->name);
   x.cat = intern_name(j, &e->cat);
   if (ph == 'M') {

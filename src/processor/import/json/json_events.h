@@ -57,6 +57,37 @@ static inline void release(trak_json_import *j) {
   if (j->held_n) trak__json_release(j);
 }
 
+/* trak__json_thread's full lookup, out of line. Never fails. */
+void trak__json_thread_resolve(trak_json_import *j, const jevent *e, jctx *x)
+    __attribute__((noinline));
+
+/* A pid or tid value that is the usual small decimal number (no sign, fraction or exponent,
+** fewer than 10 digits): its value is the one the scan read. */
+static inline int trak__json_small_id(const trak_json_value *v) {
+  return v->kind == TRAK_JSON_NUMBER && !v->is_float && v->int_digits == v->len && v->len < 10;
+}
+
+/* Sets x's pid, tid, has_pid, has_tid, utid and upid and j->seq for event e: the thread of the
+** event before when both are small numbers naming it again (the most common case, checked
+** first, inline), else trak__json_thread_resolve. Never fails. */
+static inline __attribute__((always_inline)) void trak__json_thread(trak_json_import *j,
+                                                                   const jevent *e, jctx *x) {
+  const trak_json_value *p = &e->pid, *t = &e->tid;
+  if (TRAK_LIKELY(p->s && trak__json_small_id(p) && (!t->s || trak__json_small_id(t)))) {
+    uint32_t pid = (uint32_t)p->ival, tid = t->s ? (uint32_t)t->ival : 0;
+    if (!tid) tid = pid; /* no tid, or tid 0 in a process: its main thread */
+    uint64_t key = (uint64_t)pid << 32 | tid;
+    if (TRAK_LIKELY(key == j->last_key && j->last_utid != TRAK_NULL_U32)) {
+      x->has_pid = 1, x->has_tid = t->s != NULL;
+      x->pid = pid, x->tid = tid;
+      x->utid = j->last_utid, x->upid = j->last_upid;
+      j->seq = j->last_seq;
+      return;
+    }
+  }
+  trak__json_thread_resolve(j, e, x);
+}
+
 /* Counts a malformed event in json_parser_failure, its index and `why` in the log. */
 void trak__json_bad_event(trak_json_import *j, const char *why) __attribute__((cold, noinline));
 
