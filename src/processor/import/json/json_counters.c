@@ -52,20 +52,23 @@ static size_t counter_prefix(trak_json_import *j, const jevent *e, const jctx *x
 ** SIZE_MAX (built here at first need). Tracks of events without an id under short plain keys
 ** are memoized (the name interned and the track made the first time only). */
 static uint32_t counter_track(trak_json_import *j, const jevent *e, const jctx *x,
-                              const trak_json_value *key, char *prefix, size_t *n) {
+                              const trak_json_value *key, const uint64_t *kw, char *prefix,
+                              size_t *n) {
   size_t klen = key->len;
   uint64_t w[TRAK_JSON_CACHED_MAX / 8];
   __typeof__(&j->counter_memo[0]) m = NULL;
   if (!e->id.s && !key->escaped && klen && klen <= TRAK_JSON_CACHED_MAX) {
-    size_t words = (klen + 7) / 8;
-    trak__json_load_words(w, key->s, klen);
+    size_t words = (klen + 7) / 8, i = 0;
+    if (!kw) trak__json_load_words(w, key->s, klen), kw = w;
     uint64_t h = ((uint64_t)x->upid << 32 | x->name) * 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < words; i++)
-      h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+    for (; i < words; i++)
+      h = (h ^ kw[i]) * 0xff51afd7ed558ccdULL;
     m = &j->counter_memo[h >> 58];
-    if (m->len == klen && m->upid == x->upid && m->name == x->name &&
-        !memcmp(m->key, w, words * 8))
-      return m->track;
+    if (m->len == klen && m->upid == x->upid && m->name == x->name) {
+      for (i = 0; i < words && m->key[i] == kw[i]; i++)
+        ;
+      if (i == words) return m->track;
+    }
   }
   if (*n == SIZE_MAX) *n = counter_prefix(j, e, x, prefix);
   size_t ks_len;
@@ -82,7 +85,7 @@ static uint32_t counter_track(trak_json_import *j, const jevent *e, const jctx *
       trak__keyed_track(j->imp, trak__track_key(TRAK_TK_JSON_COUNTER, x->upid, name_id), name_id,
                         x->upid, 1, TRAK_TK_JSON_COUNTER);
   if (m) {
-    memcpy(m->key, w, (klen + 7) / 8 * 8);
+    memcpy(m->key, kw, (klen + 7) / 8 * 8);
     m->len = (uint32_t)klen, m->upid = x->upid, m->name = x->name, m->track = track;
   }
   return track;
@@ -99,14 +102,15 @@ static int string_value(const char *s, size_t len, double *v) {
   return !*end;
 }
 
-/* One member of a C event, under `key`: its value `v` on its track when `ok`, else counted. */
+/* One member of a C event, under `key` (kw: its words, trak__json_load_words', or NULL): its
+** value `v` on its track when `ok`, else counted. */
 static void member(trak_json_import *j, const jevent *e, const jctx *x, const trak_json_value *key,
-                   int ok, double v, char *prefix, size_t *n) {
+                   const uint64_t *kw, int ok, double v, char *prefix, size_t *n) {
   if (!ok) {
     trak__json_bad_event(j, "counter value is not a number");
     return;
   }
-  uint32_t track = counter_track(j, e, x, key, prefix, n);
+  uint32_t track = counter_track(j, e, x, key, kw, prefix, n);
   uint64_t bits;
   memcpy(&bits, &v, 8);
   record(j, x->ts, TRAK_EV_COUNTER, track, bits, counter_args(j, x->utid), 0, INT64_MAX);
@@ -151,7 +155,7 @@ static int from_leaves(trak_json_import *j, const jevent *e, const jctx *x, char
       v = l->v.r;
     else if (l->type == TRAK_ARG_STRING && l->len && !l->escaped)
       ok = string_value(e->args.s + l->v.off, l->len, &v);
-    member(j, e, x, &key, ok, v, prefix, n);
+    member(j, e, x, &key, k->name, ok, v, prefix, n);
   }
   return 1;
 }
@@ -173,6 +177,6 @@ void trak__json_counters(trak_json_import *j, const jevent *e, const jctx *x) {
       v = trak__json_real_of(&val);
     else if (val.kind == TRAK_JSON_STRING && val.len && !val.escaped)
       ok = string_value(val.s, val.len, &v);
-    member(j, e, x, &key, ok, v, prefix, &n);
+    member(j, e, x, &key, NULL, ok, v, prefix, &n);
   }
 }
