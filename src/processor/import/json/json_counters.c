@@ -135,7 +135,7 @@ static int leaves_say_all(const char *s, size_t len) {
 ** nothing done then. */
 static int from_leaves(trak_json_import *j, const jevent *e, const jctx *x, char *prefix,
                        size_t *n) {
-  if (e->leaf_n == UINT32_MAX) return 0;
+  if (e->leaf_n == UINT32_MAX || !e->leaf_n) return 0; /* none: the text says why (or no leaves) */
   const trak_json_leaf *l = j->apply_leaves + e->leaf_at, *end = l + e->leaf_n;
   const trak_json_dict_entry *entry = j->dict.entry;
   for (const trak_json_leaf *p = l; p < end; p++) {
