@@ -64,6 +64,22 @@ static inline void trak__json_load_words(uint64_t *w, const char *s, size_t len)
   w[0] = last;
 }
 
+/* The `len` (0..8) bytes at `s` as one word, zero-padded: trak__json_load_words' first word (0
+** for len 0). Read as the 8 bytes that end at s + len, shifted down, when they start at or after
+** `lo` (the first byte that may be read); else piece by piece from `s`. Never reads past s + len.
+** A string value of an event member has its key, colon and quotes before it: 8 bytes of them
+** for "cat" and "name" (`{"cat":"`), so `lo` may be s - 8 there and the word is one load. */
+static inline uint64_t trak__json_load_word(const char *s, size_t len, const char *lo) {
+  if (TRAK_LIKELY(len && (uintptr_t)(s + len) - (uintptr_t)lo >= 8)) {
+    uint64_t w;
+    memcpy(&w, s + len - 8, 8);
+    return w >> (8 * (8 - len));
+  }
+  uint64_t w = 0;
+  if (len) trak__json_load_words(&w, s, len);
+  return w;
+}
+
 /* trak__json_intern's miss of `slot`: the string is looked up in the other slot of its pair
 ** (slot ^ 1), else pooled and, if it was clean, put in `slot`, or in the other if that is empty
 ** and `slot` is not (w: its words as trak__json_load_words made them). Returns the string id.
@@ -95,6 +111,17 @@ trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s, siz
     if (i == words) return cache->slot[slot].id;
   }
   return trak__json_intern_miss(imp, cache, slot, w, s, len);
+}
+
+/* trak__json_intern of 1..8 bytes, their word `w` (trak__json_load_word): hashed and compared as
+** that one word, in the slot trak__json_intern picks. Names and categories are mostly this short. */
+static inline __attribute__((always_inline)) uint32_t
+trak__json_intern_word(trak_importer *imp, trak_json_cache *cache, uint64_t w, const char *s,
+                       size_t len) {
+  uint64_t h = (len * 0x9e3779b97f4a7c15ULL ^ w) * 0xff51afd7ed558ccdULL;
+  uint32_t slot = (uint32_t)(h >> (64 - TRAK_JSON_CACHE_BITS));
+  if (cache->slot[slot].len == len && cache->slot[slot].w[0] == w) return cache->slot[slot].id;
+  return trak__json_intern_miss(imp, cache, slot, &w, s, len);
 }
 
 /* trak__json_number_arg's rare case: a number past int64 but within 20 digits, as Perfetto

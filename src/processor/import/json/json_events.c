@@ -11,25 +11,11 @@
 
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/hash.h"
-#include "processor/import/json/json_import.h"
+#include "processor/import/json/json_events.h"
 #include "processor/import/sequence_put.h"
 #include "util/utf8.h"
 
 /* ---- values ---------------------------------------------------------------------------- */
-
-static const char *str_of(trak_json_import *j, const trak_json_value *v, size_t *len) {
-  if (!v->escaped) {
-    *len = v->len;
-    return v->s;
-  }
-  *len = trak__json_unescape(v, j->str, sizeof j->str);
-  return j->str;
-}
-
-/* Interns JSON text through the importer's cache (json_args.h). */
-static inline uint32_t intern(trak_json_import *j, const char *s, size_t len) {
-  return trak__json_intern(j->imp, &j->cache, s, len);
-}
 
 /* The string id of a string value (0 when absent or not a string, or empty). */
 static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
@@ -43,8 +29,13 @@ static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
 ** in the cache without a call. */
 static inline __attribute__((always_inline)) uint32_t intern_name(trak_json_import *j,
                                                                   const trak_json_value *v) {
-  if (TRAK_LIKELY(v->s && v->kind == TRAK_JSON_STRING && !v->escaped && v->len))
+  if (!v->s) return 0; /* an E event's: no call */
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_STRING && !v->escaped && v->len)) {
+    if (TRAK_LIKELY(v->len <= 8)) /* one word: 8 bytes of `{"cat":"` come before it */
+      return trak__json_intern_word(j->imp, &j->cache, trak__json_load_word(v->s, v->len, v->s - 8),
+                                    v->s, v->len);
     return trak__json_intern(j->imp, &j->cache, v->s, v->len);
+  }
   return intern_value(j, v);
 }
 
@@ -87,7 +78,7 @@ static uint64_t hash_bytes(uint64_t h, const char *s, size_t len) {
   return h;
 }
 
-__attribute__((cold, noinline)) static void bad_event(trak_json_import *j, const char *why) {
+void trak__json_bad_event(trak_json_import *j, const char *why) {
   trak__report(j->imp, TRAK_STAT_JSON_EVENT, "JSON event %llu: %s; skipped",
                (unsigned long long)j->apply_index, why);
 }
@@ -100,24 +91,6 @@ __attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const
 }
 
 /* ---- threads, tracks, records ---------------------------------------------------------- */
-
-/* event_args' arg set while it waits in j->held: its record's id is set when it is shared. */
-#define ARGS_HELD (TRAK_NULL_U32 - 1)
-
-/* Adds a record to the event's thread's sequence (sequence_put.h), noting a same-timestamp
-** record that Perfetto's sorter would put before the previous one (the parse phase then sorts
-** the sequence): `key` is the record's trak__ev_tie_key. Returns where the arg set id of a
-** record pushed with ARGS_HELD goes (NULL: dropped). */
-static inline __attribute__((always_inline)) uint8_t *record(trak_json_import *j, int64_t ts,
-                                                             uint32_t type, uint32_t track,
-                                                             uint64_t u, uint32_t args,
-                                                             uint32_t aux, int64_t key) {
-  trak_sequence *seq = j->seq;
-  if (TRAK_UNLIKELY(ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
-  seq->last_tie_key = key;
-  return trak__sequence_put(j->imp, seq, ts, type, track, (uint32_t)j->apply_index, u, args,
-                            aux, args == ARGS_HELD);
-}
 
 /* Shares the oldest held set and sets its record's arg set id. */
 static void release_one(trak_json_import *j) {
@@ -137,12 +110,6 @@ static void release_one(trak_json_import *j) {
 void trak__json_release(trak_json_import *j) {
   while (j->held_n)
     release_one(j);
-}
-
-/* The held sets shared before the event being applied adds rows or shares a set otherwise than
-** through event_args' leaves. */
-static inline void release(trak_json_import *j) {
-  if (j->held_n) trak__json_release(j);
 }
 
 /* id_number's other cases: a string, a long, negative or fractional number. */
@@ -167,16 +134,9 @@ id_number(trak_json_import *j, const trak_json_value *v, int *is_string, uint32_
   return id_other(j, v, is_string, name);
 }
 
-typedef struct jctx {
-  int64_t ts, dur; /* dur: of an X event, when it has one */
-  int has_pid, has_tid;
-  int64_t pid, tid;
-  uint32_t utid, upid;
-  uint32_t name, cat;
-} jctx;
-
-/* Resolves the event's process and thread (threads are told apart by pid and tid). */
-static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
+/* trak__json_thread's other cases: the event's process and thread resolved from its pid and tid
+** values whatever they are (threads are told apart by pid and tid). */
+void trak__json_thread_resolve(trak_json_import *j, const jevent *e, jctx *x) {
   trak_tables *t = j->imp->tables;
   int pid_str = 0, tid_str = 0;
   uint32_t pid_name = 0, tid_name = 0;
@@ -351,7 +311,7 @@ static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
 static void flow_v1(trak_json_import *j, const jevent *e, jctx *x, char ph) {
   uint64_t id;
   if (!flow_number(&e->id, &id)) {
-    bad_event(j, "flow event without a valid id");
+    trak__json_bad_event(j, "flow event without a valid id");
     return;
   }
   trak_importer *imp = j->imp;
@@ -397,122 +357,6 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   info->compressed = 1;
   if (info->src_upid == TRAK_NULL_U32) info->src_upid = x->upid; /* its first event's process */
   return 1;
-}
-
-/* A JSON counter value's arg set: the thread of its event, as Perfetto gives it; the same set
-** for every value of the thread once it was found stable (not kept beside a colliding one). */
-static uint32_t counter_args(trak_json_import *j, uint32_t utid) {
-  if (utid < j->utid_args.n && j->utid_args.v[utid]) return j->utid_args.v[utid] - 1;
-  trak_tables *t = j->imp->tables;
-  uint32_t set = (uint32_t)t->args.n;
-  uint32_t k = intern(j, "utid", 4);
-  uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_UINT);
-  t->args.int_value[row] = utid;
-  int stable;
-  set = trak__args_share_stable(j->imp, set, &stable);
-  if (stable && set != TRAK_NULL_U32) {
-    while (j->utid_args.n <= utid)
-      trak_vec_push(j->utid_args, 0);
-    j->utid_args.v[utid] = set + 1;
-  }
-  return set;
-}
-
-/* The start of a counter track's name: the event's name, then " id: <id>" with an id. Returns
-** its length. */
-static size_t counter_prefix(trak_json_import *j, const jevent *e, const jctx *x, char *prefix) {
-  size_t n = 0;
-  if (x->name) {
-    const trak_strpool *sp = &j->imp->tables->strings;
-    n = sp->len.v[x->name] < STR_MAX / 2 ? sp->len.v[x->name] : STR_MAX / 2;
-    memcpy(prefix, sp->str.v[x->name], n);
-  }
-  if (e->id.s) {
-    size_t len;
-    const char *s = e->id.kind == TRAK_JSON_STRING ? str_of(j, &e->id, &len) : e->id.s;
-    if (e->id.kind != TRAK_JSON_STRING) len = e->id.len;
-    if (len > STR_MAX / 4) len = STR_MAX / 4;
-    memcpy(prefix + n, " id: ", 5);
-    memcpy(prefix + n + 5, s, len);
-    n += 5 + len;
-  }
-  return n;
-}
-
-/* The process counter track of arg `key` of a C event, named "<name> <key>" ("<name> id: <id>
-** <key>" with an id), as Perfetto names them; `prefix` holds the name's start once *n is not
-** SIZE_MAX (built here at first need). Tracks of events without an id under short plain keys
-** are memoized (the name interned and the track made the first time only). */
-static uint32_t counter_track(trak_json_import *j, const jevent *e, const jctx *x,
-                              const trak_json_value *key, char *prefix, size_t *n) {
-  size_t klen = key->len;
-  uint64_t w[TRAK_JSON_CACHED_MAX / 8];
-  __typeof__(&j->counter_memo[0]) m = NULL;
-  if (!e->id.s && !key->escaped && klen && klen <= TRAK_JSON_CACHED_MAX) {
-    size_t words = (klen + 7) / 8;
-    trak__json_load_words(w, key->s, klen);
-    uint64_t h = ((uint64_t)x->upid << 32 | x->name) * 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < words; i++)
-      h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
-    m = &j->counter_memo[h >> 58];
-    if (m->len == klen && m->upid == x->upid && m->name == x->name &&
-        !memcmp(m->key, w, words * 8))
-      return m->track;
-  }
-  if (*n == SIZE_MAX) *n = counter_prefix(j, e, x, prefix);
-  size_t ks_len;
-  const char *ks = str_of(j, key, &ks_len);
-  char name[STR_MAX];
-  size_t len = *n;
-  memcpy(name, prefix, len);
-  if (ks_len > STR_MAX - len - 2) ks_len = STR_MAX - len - 2;
-  name[len++] = ' ';
-  memcpy(name + len, ks, ks_len);
-  len += ks_len;
-  uint32_t name_id = intern(j, name, len);
-  uint32_t track =
-      trak__keyed_track(j->imp, trak__track_key(TRAK_TK_JSON_COUNTER, x->upid, name_id), name_id,
-                        x->upid, 1, TRAK_TK_JSON_COUNTER);
-  if (m) {
-    memcpy(m->key, w, (klen + 7) / 8 * 8);
-    m->len = (uint32_t)klen, m->upid = x->upid, m->name = x->name, m->track = track;
-  }
-  return track;
-}
-
-/* C: one process counter track per key of args (counter_track). */
-static void counters(trak_json_import *j, const jevent *e, jctx *x) {
-  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
-    bad_event(j, "counter event without an args object");
-    return;
-  }
-  char prefix[STR_MAX];
-  size_t n = SIZE_MAX;
-  size_t state = 0;
-  trak_json_value key, val;
-  while (trak__json_next(&e->args, &state, &key, &val)) {
-    double v;
-    if (val.kind == TRAK_JSON_NUMBER) {
-      v = trak__json_real_of(&val);
-    } else if (val.kind == TRAK_JSON_STRING && val.len && !val.escaped) {
-      char buf[128], *end;
-      size_t len = val.len < sizeof buf - 1 ? val.len : sizeof buf - 1;
-      memcpy(buf, val.s, len);
-      buf[len] = 0;
-      v = strtod(buf, &end);
-      if (*end) {
-        bad_event(j, "counter value is not a number");
-        continue;
-      }
-    } else {
-      bad_event(j, "counter value is not a number");
-      continue;
-    }
-    uint32_t track = counter_track(j, e, x, &key, prefix, &n);
-    uint64_t bits;
-    memcpy(&bits, &v, 8);
-    record(j, x->ts, TRAK_EV_COUNTER, track, bits, counter_args(j, x->utid), 0, INT64_MAX);
-  }
 }
 
 /* ---- metadata (M) ---------------------------------------------------------------------- */
@@ -562,12 +406,12 @@ static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
     else if (what == NAME && str)
       t->process.name[x->upid] = str;
     else if (what == NAME)
-      bad_event(j, "process or thread name that is not a non-empty string");
+      trak__json_bad_event(j, "process or thread name that is not a non-empty string");
     else if (sort_index_of(&val, &index)) {
       trak_json_meta *m = meta_for(j, is_thread, is_thread ? x->utid : x->upid);
       m->has_sort_index = 1, m->sort_index = (int32_t)index;
     } else
-      bad_event(j, "sort index that is not a number");
+      trak__json_bad_event(j, "sort index that is not a number");
   }
 }
 
@@ -649,7 +493,7 @@ static void instant(trak_json_import *j, const jevent *e, jctx *x) {
 static void complete(trak_json_import *j, const jevent *e, jctx *x) {
   int64_t dur = x->dur;
   if (!e->dur.s || dur < 0) {
-    bad_event(j, "complete event (X) without a valid dur");
+    trak__json_bad_event(j, "complete event (X) without a valid dur");
     return;
   }
   /* Thread time: tts and tdur become thread_ts and thread_dur. */
@@ -676,7 +520,7 @@ static void complete(trak_json_import *j, const jevent *e, jctx *x) {
 ** "io_wait" (integers) and "blocked_function" (a string) from its args. */
 static void thread_state(trak_json_import *j, const jevent *e, const jctx *x) {
   if (!e->dur.s) {
-    bad_event(j, "thread state event (T) without dur");
+    trak__json_bad_event(j, "thread state event (T) without dur");
     return;
   }
   int64_t cpu = -1, v;
@@ -701,7 +545,7 @@ static void thread_state(trak_json_import *j, const jevent *e, const jctx *x) {
 static void async_event(trak_json_import *j, const jevent *e, jctx *x, uint32_t type) {
   uint32_t track;
   if (!async_track(j, e, x, &track)) {
-    bad_event(j, "async event without pid or without id / id2");
+    trak__json_bad_event(j, "async event without pid or without id / id2");
     return;
   }
   /* tts / tdur are not read on async events: thread_ts / thread_dur stay NULL, as in
@@ -719,7 +563,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   }
   char ph = e->ph.s[0];
   jctx x;
-  resolve_thread(j, e, &x);
+  trak__json_thread(j, e, &x);
   x.name = intern_name(j, &e->name);
   x.cat = intern_name(j, &e->cat);
   if (ph == 'M') {
@@ -782,7 +626,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     flow_v1(j, e, &x, ph);
     break;
   case 'C':
-    counters(j, e, &x);
+    trak__json_counters(j, e, &x);
     break;
   default: /* S, F, p, P, O, ... are skipped without a count, as Perfetto skips them */
     break;
