@@ -44,7 +44,7 @@ typedef struct walker {
 ** over; the leaves' string offsets count from w->text. */
 static int walk_text(walker *w, const char *text, int final, size_t *used) {
   size_t n = strlen(text), pad = final ? 48 : 0;
-  w->text = realloc(w->text, n + pad + 1);
+  w->text = realloc(w->text, n + pad ? n + pad : 1); /* not a byte more: ASan sees reads past */
   assert_non_null(w->text);
   memcpy(w->text, text, n);
   memset(w->text + n, ' ', pad);

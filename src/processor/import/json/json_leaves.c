@@ -309,15 +309,16 @@ static void keep_shape(trak_json_args_shape *s, const walk *w, size_t len, uint3
   s->last = last;
 }
 
-/* Whether the text at p (before `end`) starts with step t's text of shape s. */
+/* Whether the text at p (before `end`) starts with step t's text of shape s, and a byte follows
+** it (the next value's first, or one the caller does not read after the tail). */
 static inline int step_is(const trak_json_args_shape *s, const trak_json_args_step *t,
                           const char *p, const char *end) {
-  if (TRAK_LIKELY(end - p >= 16)) {
+  if (TRAK_LIKELY(end - p > 16)) {
     if (((word8(p) ^ t->w[0]) & t->m[0]) | ((word8(p + 8) ^ t->w[1]) & t->m[1])) return 0;
     return TRAK_LIKELY(t->len <= 16) ||
-           (end - p >= t->len && !memcmp(p + 16, s->text + t->at + 16, t->len - 16u));
+           (end - p > t->len && !memcmp(p + 16, s->text + t->at + 16, t->len - 16u));
   }
-  return end - p >= t->len && !memcmp(p, s->text + t->at, t->len); /* near the buffer's end */
+  return end - p > t->len && !memcmp(p, s->text + t->at, t->len); /* near the buffer's end */
 }
 
 /* The object at c->p read as shape s into out: its text before each value matched, each value
