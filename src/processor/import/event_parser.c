@@ -272,7 +272,7 @@ parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq, const
     /* instants too: later instants at their time stack on them */
     trak__stack_push(info, ev->pkt, id);
     info->kernel_slices |= seq->kernel;
-    if (type != TRAK_EV_BEGIN) info->closed_on_stack = 1;
+    if (type != TRAK_EV_BEGIN) trak__stack_closed(info, depth, json);
     /* flow ends waiting for this slice first, as Perfetto's slice tracker calls back at its
     ** start, then the event's own flows */
     if (TRAK_UNLIKELY(info->pending_flow)) trak__flows_pending(imp, track, id);

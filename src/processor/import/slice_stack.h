@@ -44,6 +44,15 @@ static inline void trak__stack_push(trak_track_info *info, uint32_t pkt, uint32_
   info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
 }
 
+/* After a slice with a duration (complete or instant) is pushed on a stack of `depth` slices:
+** the stack may hold closed slices now. With `prefix` (JSON), a stack that held open B slices
+** only (no closed_on_stack) makes them the open prefix, so that the next walk starts at the
+** slice pushed instead of at the prefix set last. */
+static inline void trak__stack_closed(trak_track_info *info, size_t depth, int prefix) {
+  if (prefix && !info->closed_on_stack) trak__open_prefix_set(info, depth);
+  info->closed_on_stack = 1;
+}
+
 /* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
 ** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
 ** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
