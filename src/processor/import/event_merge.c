@@ -63,6 +63,17 @@ static void merge_runs(const sort_key *in, sort_key *out, size_t lo, size_t mid,
     memcpy(out + lo, in + lo, (hi - lo) * sizeof *in);
     return;
   }
+  /* the first run's keys before the second run's first go first as they are (a binary search:
+  ** runs of a process's counters overlap over a part of their length only) */
+  for (size_t b = mid; i < b;) {
+    size_t m = i + (b - i) / 2;
+    if (key_before(&in[mid], &in[m]))
+      b = m;
+    else
+      i = m + 1;
+  }
+  memcpy(out + lo, in + lo, (i - lo) * sizeof *in);
+  o = i;
   while (i < mid && j < hi)
     out[o++] = key_before(&in[j], &in[i]) ? in[j++] : in[i++];
   memcpy(out + o, in + i, (mid - i) * sizeof *in);
