@@ -57,15 +57,7 @@ int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int6
       continue;
     }
     kept = i;
-    if (dur < 0) continue;
-    if (ts < end && trak__wadd(ts, dur) > end) {
-      overlap->start = ts;
-      overlap->end = end;
-      overlap->name = t->slice.name[s];
-      overlap->ts = t->slice.ts[s];
-      overlap->dur = sdur;
-      return 0;
-    }
+    if (trak__stack_overlap(t, s, end, ts, dur, overlap)) return 0;
   }
   /* Those kept that a later cut popped are past the depth now; what is under the lowest one
   ** left is open. */

@@ -53,6 +53,19 @@ static inline void trak__stack_closed(trak_track_info *info, size_t depth, int p
   info->closed_on_stack = 1;
 }
 
+/* Whether a new slice at `ts` of duration `dur` (-1: a begin) partly overlaps open complete
+** slice `s`, which ends at `end`; if so, fills *overlap. */
+static inline int trak__stack_overlap(const trak_tables *t, uint32_t s, int64_t end, int64_t ts,
+                                      int64_t dur, trak_overlap *overlap) {
+  if (dur < 0 || ts >= end || trak__wadd(ts, dur) <= end) return 0;
+  overlap->start = ts;
+  overlap->end = end;
+  overlap->name = t->slice.name[s];
+  overlap->ts = t->slice.ts[s];
+  overlap->dur = t->slice.dur[s];
+  return 1;
+}
+
 /* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
 ** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
 ** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
@@ -80,14 +93,7 @@ __attribute__((always_inline)) static inline int trak__stack_prepare(trak_import
     info->closed_on_stack = 0;
     return 1;
   }
-  if (dur >= 0 && ts < end && trak__wadd(ts, dur) > end) {
-    overlap->start = ts;
-    overlap->end = end;
-    overlap->name = t->slice.name[s];
-    overlap->ts = t->slice.ts[s];
-    overlap->dur = sdur;
-    return 0;
-  }
+  if (trak__stack_overlap(t, s, end, ts, dur, overlap)) return 0;
   trak__open_prefix_set(info, depth - 1); /* the top stays, open under it */
   return 1;
 }
