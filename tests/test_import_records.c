@@ -2,7 +2,8 @@
 ** Unit tests of the importer's event records (src/processor/import/sequence.c): records packed
 ** against the sequence's previous one read back exactly (every field at every width, the common
 ** 8-byte form's limits, out-of-order and wrapping deltas, the ftrace crop's drop; records
-** written in place by sequence_put.h, held arg set ids among them), and the memo
+** written in place by sequence_put.h, held arg set ids among them; an out-of-order sequence's
+** sort, event_merge.c), and the memo
 ** of debug annotations' arg sets (proto/debug_annotations.c), which must not outlive what an
 ** interned name meant.
 */
@@ -11,11 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "import_fixture.h"
+#include "processor/import/event_merge.h"
 #include "processor/import/sequence_put.h"
 #include "sqlcheck.h"
 
@@ -223,6 +226,42 @@ static void test_crop_drop(void **state) {
   assert_ev_equal(&seq->all[4], &late);
 }
 
+static int ts_pkt_cmp(const void *pa, const void *pb) {
+  const trak_ev *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return a->pkt < b->pkt ? -1 : a->pkt > b->pkt;
+}
+
+/* An out-of-order sequence is sorted by timestamp, ties in packet order (trak__ev_merge_prepare's
+** merge sort): bursts in order, each starting back inside the one before it (runs that overlap
+** over part of their length, or not at all, or wholly), many timestamps shared. */
+static void test_sort_runs(void **state) {
+  fixture *f = *state;
+  enum { N = 20000 };
+  trak_ev *evs = test_malloc(N * sizeof *evs);
+  trak_sequence *seq = trak__sequence_get(&f->imp, 1);
+  const uint32_t C = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | 2;
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  int64_t ts = 1000000;
+  for (size_t i = 0; i < N; i++) {
+    uint64_t r = rnd(&s);
+    if (r % 97 == 0) /* a new burst: back by up to 2 bursts' length, or forward */
+      ts += (int64_t)(rnd(&s) % 4000) - 3000;
+    else
+      ts += (int64_t)(r % 4); /* 0: a tie */
+    evs[i] = (trak_ev){ts, C, (uint32_t)i, {{0, 0}}, TRAK_NULL_U32, 0};
+    evs[i].u.value = (double)i;
+    trak__sequence_push(&f->imp, seq, &evs[i]);
+  }
+  assert_true(seq->unsorted);
+  trak__ev_merge_prepare(&f->imp);
+  qsort(evs, N, sizeof *evs, ts_pkt_cmp);
+  assert_int_equal(seq->n_events, N);
+  for (size_t i = 0; i < N; i++)
+    assert_ev_equal(&seq->all[i], &evs[i]);
+  test_free(evs);
+}
+
 /* ---- the memo of debug annotations' arg sets ---- */
 
 #define PKT(seq, flags, ts, body)                                                                  \
@@ -268,6 +307,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_common_form_limits, setup, teardown),
       cmocka_unit_test_setup_teardown(test_put_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_crop_drop, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sort_runs, setup, teardown),
       cmocka_unit_test(test_memo_follows_interning),
       cmocka_unit_test(test_memo_reports_again),
   };

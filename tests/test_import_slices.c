@@ -3,7 +3,8 @@
 ** test on a few JSON events: nesting, an end matched by name below the top (the slices above
 ** are cut: misplaced_end_event), instants at one timestamp stacking, a partly overlapping
 ** complete event moved to an overflow lane, an end with nothing to end, and the walk's skip of
-** a stack's open bottom slices once the stack moved under them.
+** a stack's open bottom slices once the stack moved under them; and each case slice_stack.h
+** decides inline, beside those it leaves to slice_stack.c.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,13 +28,18 @@
   "LEFT JOIN slice p ON p.id = s.parent_id JOIN track t ON t.id = s.track_id ORDER BY s.id"
 #define STATS "SELECT name, value FROM stats WHERE value > 0 ORDER BY name"
 
-static void check(const char *events, const char *slices, const char *stats) {
-  char json[2048];
-  snprintf(json, sizeof json, "{\"traceEvents\":[%s]}", events);
+/* Imports the events as a JSON trace and runs checks c[0..n) on it. */
+static void check_all(const char *events, const sc_check *c, size_t n) {
+  char json[4096];
+  assert_true(snprintf(json, sizeof json, "{\"traceEvents\":[%s]}", events) < (int)sizeof json);
   trak_processor *p = sc_open(json);
-  const sc_check c[] = {{SLICES, slices}, {STATS, stats}};
-  sc_run_checks(p, c, sizeof c / sizeof *c);
+  sc_run_checks(p, c, n);
   trak_processor_free(p);
+}
+
+static void check(const char *events, const char *slices, const char *stats) {
+  const sc_check c[] = {{SLICES, slices}, {STATS, stats}};
+  check_all(events, c, sizeof c / sizeof *c);
 }
 
 static void test_nesting(void **state) {
@@ -106,11 +112,68 @@ static void test_open_prefix_moves(void **state) {
         "");
 }
 
+#define EVA(ph, name, tid, ts, args)                                                               \
+  "{\"ph\":\"" ph "\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts            \
+  ",\"args\":" args "}"
+
+/* Each case of the stack that slice_stack.h decides inline, and the cases next to them that it
+** leaves to slice_stack.c, one thread each: (1) ends of the top, with args merged, and ends of
+** nothing (an empty stack, a name that matches no open slice); (2) an end under a complete top
+** (found below it), the top then popped by a later walk; (3) a complete slice on open B slices
+** popped by the next begin, complete slices pushed on open B slices, nested in a complete top
+** (by a complete slice and by a begin), an end that cuts a slice above an ended complete one
+** (misplaced_end_event), an end below the top; (4) a complete slice partly overlapping the
+** complete top over an open B slice (spilled), then popped by an end; (5) instants at one
+** timestamp stacking on the top instant, popped by a later one; (6) a complete top ending at the
+** next begin's timestamp (popped); (7) begins on a complete slice (the top open, the complete
+** slice under it), popped by a later instant. */
+static void test_top_cases(void **state) {
+  (void)state;
+  const char *ev =
+      EV("E", "", 1, 0) "," EVA("B", "a", 1, 1, "{\"k\":1}") "," EVA("E", "a", 1, 2, "{\"e\":2}")
+      "," EV("B", "b", 1, 3) "," EV("E", "zz", 1, 4) "," EV("E", "", 1, 5) ","
+      EV("B", "a", 2, 0) "," XEV("x", 2, 1, 10) "," EV("E", "a", 2, 2) "," INSTANT("i", 2, 20)
+      "," EV("B", "a", 3, 0) "," XEV("x1", 3, 1, 2) "," EV("B", "b", 3, 5) "," EV("B", "c", 3, 6)
+      "," XEV("x2", 3, 7, 10) "," XEV("x3", 3, 8, 2) "," EV("B", "d", 3, 9) "," EV("E", "", 3, 12)
+      "," INSTANT("i", 3, 13) "," EV("E", "", 3, 30) "," EV("E", "", 3, 31) ","
+      EV("E", "", 3, 32) "," EV("B", "a", 4, 0) "," XEV("x1", 4, 1, 10) "," XEV("x2", 4, 5, 10)
+      "," EV("E", "a", 4, 20) "," EV("B", "a", 5, 0) "," INSTANT("i1", 5, 1) ","
+      INSTANT("i2", 5, 1) "," INSTANT("i3", 5, 2) "," EV("E", "", 5, 3) "," EV("B", "a", 6, 0)
+      "," XEV("x", 6, 1, 1) "," EV("B", "b", 6, 2) "," EV("E", "", 6, 3) "," EV("E", "", 6, 4)
+      "," XEV("x", 7, 0, 100) "," EV("B", "b", 7, 10) "," EV("B", "c", 7, 20) ","
+      EV("E", "", 7, 30) "," EV("E", "", 7, 40) "," INSTANT("i", 7, 200);
+  const sc_check c[] = {
+      {"SELECT s.name, s.ts, s.dur, s.depth, ifnull(p.name, 'NULL'), t.type, s.track_id "
+       "FROM slice s LEFT JOIN slice p ON p.id = s.parent_id JOIN track t ON t.id = s.track_id "
+       "ORDER BY s.id",
+       "a|0|2000|0|NULL|thread_execution|1\na|0|31000|0|NULL|thread_execution|2\n"
+       "a|0|20000|0|NULL|thread_execution|3\na|0|3000|0|NULL|thread_execution|4\n"
+       "a|0|4000|0|NULL|thread_execution|5\nx|0|100000|0|NULL|thread_execution|6\n"
+       "a|1000|1000|0|NULL|thread_execution|0\nx|1000|10000|1|a|thread_execution|1\n"
+       "x1|1000|2000|1|a|thread_execution|2\nx1|1000|10000|1|a|thread_execution|3\n"
+       "i1|1000|0|1|a|thread_execution|4\ni2|1000|0|2|i1|thread_execution|4\n"
+       "x|1000|1000|1|a|thread_execution|5\ni3|2000|0|1|a|thread_execution|4\n"
+       "b|2000|1000|1|a|thread_execution|5\nb|3000|2000|0|NULL|thread_execution|0\n"
+       "b|5000|25000|1|a|thread_execution|2\nx2|5000|10000|0|NULL|thread_overlapping_slice|7\n"
+       "c|6000|6000|2|b|thread_execution|2\nx2|7000|10000|3|c|thread_execution|2\n"
+       "x3|8000|2000|4|x2|thread_execution|2\nd|9000|1000|5|x3|thread_execution|2\n"
+       "b|10000|30000|1|x|thread_execution|6\ni|13000|0|3|c|thread_execution|2\n"
+       "i|20000|0|0|NULL|thread_execution|1\nc|20000|10000|2|b|thread_execution|6\n"
+       "i|200000|0|0|NULL|thread_execution|6"},
+      {STATS, "misplaced_end_event|1\nslice_spill_overlapping_complete_event|1"},
+      {"SELECT s.name, a.key, a.int_value FROM slice s JOIN args a ON a.arg_set_id = s.arg_set_id "
+       "ORDER BY s.id, a.key",
+       "a|args.e|2\na|args.k|1"},
+  };
+  check_all(ev, c, sizeof c / sizeof *c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nesting),        cmocka_unit_test(test_end_below_top),
       cmocka_unit_test(test_instants_stack), cmocka_unit_test(test_overlap_spills),
       cmocka_unit_test(test_unmatched_end),  cmocka_unit_test(test_open_prefix_moves),
+      cmocka_unit_test(test_top_cases),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #define AHEAD (1u << 17)        /* slice rows made present past the parse's (5 MB) */
 #define AHEAD_PIECE (1u << 14)  /* slice rows made present by one idle call at most (640 KB) */
 #define AHEAD_MARGIN (1u << 15) /* the page-ahead ends this many rows before the reserved end */
+#define AHEAD_MIN (AHEAD_MARGIN + (1u << 15)) /* reserved rows for a page-ahead: 32 Ki past the margin */
 /* rows past the importer's thread's last count that it cannot have written: it parses one batch
 ** (BATCH records, each adding at most one slice row) past that count before it says the next */
 #define RECYCLE_MARGIN (1u << 15)
@@ -62,6 +63,17 @@ static void merge_runs(const sort_key *in, sort_key *out, size_t lo, size_t mid,
     memcpy(out + lo, in + lo, (hi - lo) * sizeof *in);
     return;
   }
+  /* the first run's keys before the second run's first go first as they are (a binary search:
+  ** runs of a process's counters overlap over a part of their length only) */
+  for (size_t b = mid; i < b;) {
+    size_t m = i + (b - i) / 2;
+    if (key_before(&in[mid], &in[m]))
+      b = m;
+    else
+      i = m + 1;
+  }
+  memcpy(out + lo, in + lo, (i - lo) * sizeof *in);
+  o = i;
   while (i < mid && j < hi)
     out[o++] = key_before(&in[j], &in[i]) ? in[j++] : in[i++];
   memcpy(out + o, in + i, (mid - i) * sizeof *in);
@@ -389,7 +401,7 @@ static size_t merge_fill(void *ctx, void *out, size_t max, const size_t *notes) 
 /* The slice columns the parse writes row by row, for the page-ahead. */
 static void ahead_init(trak_ev_merge *m) {
   trak_tables *t = m->imp->tables;
-  if (!m->imp->prefault || t->slice.cap < 4 * AHEAD) return;
+  if (!m->imp->prefault || t->slice.cap < AHEAD_MIN) return;
 #define COL(f)                                                                                     \
   { t->slice.f, sizeof *t->slice.f, 0 }
   const trak_col_mem cols[] = {COL(ts),   COL(dur),   COL(track_id),  COL(category),

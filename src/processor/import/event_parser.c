@@ -13,6 +13,7 @@
 #include "processor/import/event_merge.h"
 #include "processor/import/gpu_flows.h"
 #include "processor/import/importer.h"
+#include "processor/import/slice_stack.h"
 
 static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
   const trak_track_info *info = &imp->tracks.info.v[track];
@@ -149,12 +150,6 @@ static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, cons
   }
 }
 
-static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
-  if (info->open_depth == info->open_cap)
-    trak__grow((void **)&info->open, &info->open_cap, info->open_depth + 1, sizeof *info->open);
-  info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
-}
-
 /* Ends the topmost open slice of `track` that the end matches (slice_stack.c), with the end's
 ** flows; an end that matches nothing is dropped (as Perfetto drops it, without counting), and
 ** reported in slice_end_unmatched unless a kernel record of `seq` (an irq, block_io or
@@ -274,9 +269,10 @@ parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq, const
                         (long long)ev->ts);
     }
     if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
-    push_open(info, ev->pkt, id); /* instants too: later instants at their time stack on them */
+    /* instants too: later instants at their time stack on them */
+    trak__stack_push(info, ev->pkt, id);
     info->kernel_slices |= seq->kernel;
-    if (type != TRAK_EV_BEGIN) info->closed_on_stack = 1;
+    if (type != TRAK_EV_BEGIN) trak__stack_closed(info, depth, json);
     /* flow ends waiting for this slice first, as Perfetto's slice tracker calls back at its
     ** start, then the event's own flows */
     if (TRAK_UNLIKELY(info->pending_flow)) trak__flows_pending(imp, track, id);

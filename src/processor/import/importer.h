@@ -260,17 +260,6 @@ static inline void trak__thread_seen(trak_importer *imp, uint32_t utid, int64_t 
   trak__thread_seen_slow(imp, utid, ts, index);
 }
 
-/* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
-** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
-** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
-** *overlap filled, if the new slice would partly overlap an open complete slice. A stack of
-** open B slices only (see closed_on_stack) needs no walk: nothing there ends or overlaps. */
-static inline int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev,
-                                      int64_t dur, trak_overlap *overlap) {
-  if (!imp->tracks.info.v[track].closed_on_stack) return 1;
-  return trak__stack_walk(imp, track, ev, dur, overlap);
-}
-
 /* A slice leaves its track's stack: its set, if it has one, is made now (arg_order.c). */
 static inline void trak__arg_order_slice(trak_importer *imp, uint32_t slice) {
   if (imp->tables->slice.arg_set_id[slice] != TRAK_NULL_U32)

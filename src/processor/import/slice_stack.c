@@ -9,31 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/importer.h"
-
-/* Perfetto commits a slice's args when it leaves the stack (arg_order.c). */
-static void stack_pop(trak_importer *imp, trak_track_info *info) {
-  trak__arg_order_slice(imp, (uint32_t)info->open[--info->open_depth]);
-}
-
-/* How many of the stack's bottom slices are known to be open B slices (tracks.h: open_only).
-** A stack is only popped and pushed at its top, and a slice id is pushed once: the slices
-** under the open_only-th are those that were there when it was set as long as it is still
-** on the stack. Pops cost nothing so. */
-static size_t open_prefix(const trak_track_info *info) {
-  size_t k = info->open_only;
-  if (!k || (k <= info->open_depth && info->open[k - 1] == info->open_only_top)) return k;
-  return 0;
-}
-static void open_prefix_set(trak_track_info *info, size_t k) {
-  info->open_only = k;
-  info->open_only_top = k ? info->open[k - 1] : 0;
-}
-
-/* The end of open slice `s` (INT64_MAX while it is open). */
-static int64_t slice_end_ts(const trak_tables *t, uint32_t s) {
-  return t->slice.dur[s] < 0 ? INT64_MAX : trak__wadd(t->slice.ts[s], t->slice.dur[s]);
-}
+#include "processor/import/slice_stack.h"
 
 int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                      trak_overlap *overlap) {
@@ -43,7 +19,7 @@ int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int6
   int under_open = 0; /* a slice still open (dur -1) lies above the one looked at */
   /* The slices under open_only are open: walking them would only set under_open, which
   ** matters to none of them. `kept`: the lowest slice with a duration the walk leaves. */
-  size_t kept = SIZE_MAX, low = open_prefix(info);
+  size_t kept = SIZE_MAX, low = trak__open_prefix(info);
   for (size_t i = info->open_depth; i-- > low;) {
     uint32_t s = (uint32_t)info->open[i];
     int64_t sdur = t->slice.dur[s];
@@ -51,7 +27,7 @@ int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int6
       under_open = 1;
       continue;
     }
-    int64_t end = slice_end_ts(t, s);
+    int64_t end = trak__slice_end_ts(t, s);
     if (under_open) {
       /* A complete slice ended under a slice still open above it: the open ones are cut at
       ** its end (Perfetto's misplaced_end_event) and leave the stack with it. */
@@ -67,45 +43,37 @@ int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int6
       while (info->open_depth > i + 1) {
         uint32_t child = (uint32_t)info->open[info->open_depth - 1];
         t->slice.dur[child] = trak__wsub(end, t->slice.ts[child]);
-        stack_pop(imp, info);
+        trak__stack_pop(imp, info);
       }
-      stack_pop(imp, info);
+      trak__stack_pop(imp, info);
       under_open = 0;
       continue;
     }
     /* Closed on the left, open on the right: a slice ending at ts leaves the stack, except
     ** that instants at the same timestamp stack on each other. */
     if (end < ts || (end == ts && !(sdur == 0 && dur == 0))) {
-      stack_pop(imp, info); /* the top, which is this slice unless one kept lies above */
+      trak__stack_pop(imp, info); /* the top, which is this slice unless one kept lies above */
       if (i < info->open_depth) kept = i;
       continue;
     }
     kept = i;
-    if (dur < 0) continue;
-    if (ts < end && trak__wadd(ts, dur) > end) {
-      overlap->start = ts;
-      overlap->end = end;
-      overlap->name = t->slice.name[s];
-      overlap->ts = t->slice.ts[s];
-      overlap->dur = sdur;
-      return 0;
-    }
+    if (trak__stack_overlap(t, s, end, ts, dur, overlap)) return 0;
   }
   /* Those kept that a later cut popped are past the depth now; what is under the lowest one
   ** left is open. */
   if (kept > info->open_depth) kept = info->open_depth;
-  open_prefix_set(info, kept);
+  trak__open_prefix_set(info, kept);
   info->closed_on_stack = kept < info->open_depth;
   return 1;
 }
 
-uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) {
+uint32_t trak__stack_end_below(trak_importer *imp, uint32_t track, const trak_ev *ev) {
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.info.v[track];
   uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
-  /* The innermost open slice whose category and name match (absent ones match any). An end
-  ** that matches none ends nothing and is not counted, as in Perfetto. */
-  for (size_t i = info->open_depth; i-- > 0;) {
+  /* The innermost open slice under the top whose category and name match (absent ones match
+  ** any). An end that matches none ends nothing and is not counted, as in Perfetto. */
+  for (size_t i = info->open_depth - 1; i-- > 0;) {
     uint32_t s = (uint32_t)info->open[i];
     if (t->slice.dur[s] >= 0) continue;
     if (cat && t->slice.category[s] != cat) continue;
@@ -113,13 +81,10 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
     t->slice.dur[s] = trak__wsub(ev->ts, t->slice.ts[s]);
     if (ev->arg_set_id != TRAK_NULL_U32)
       t->slice.arg_set_id[s] = trak__args_merge(imp, t->slice.arg_set_id[s], ev->arg_set_id);
-    if (i == info->open_depth - 1)
-      stack_pop(imp, info);
-    else { /* ended below the top: it stays, with its duration */
-      info->closed_on_stack = 1;
-      size_t k = open_prefix(info);
-      open_prefix_set(info, k < i ? k : i);
-    }
+    /* ended below the top: it stays, with its duration */
+    info->closed_on_stack = 1;
+    size_t k = trak__open_prefix(info);
+    trak__open_prefix_set(info, k < i ? k : i);
     return s;
   }
   return TRAK_NULL_U32;
@@ -170,7 +135,7 @@ static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overla
 static int64_t lane_key(const trak_importer *imp, uint32_t lane) {
   const trak_track_info *info = &imp->tracks.info.v[lane];
   if (!info->open_depth) return INT64_MIN;
-  return slice_end_ts(imp->tables, (uint32_t)info->open[info->open_depth - 1]);
+  return trak__slice_end_ts(imp->tables, (uint32_t)info->open[info->open_depth - 1]);
 }
 
 static void lanes_set_key(trak_lane_set *set, uint32_t lane, int64_t key) {

@@ -35,16 +35,14 @@ typedef struct trak_overlap {
   uint32_t name;      /* the open slice's name, its ts and dur */
   int64_t ts, dur;
 } trak_overlap;
-/* trak__stack_prepare (importer.h) of a track whose stack may hold a slice with a duration:
-** its walk. */
+/* trak__stack_prepare (slice_stack.h) of a track whose stack may hold a slice with a duration
+** under its top, or under its open prefix: its walk. */
 int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                      trak_overlap *overlap);
-/* After trak__stack_prepare (dur -1): ends the innermost open slice of `track` whose name and
-** category match the end record's (absent ones match any), merging the end's args; returns it,
-** or TRAK_NULL_U32 (an end with nothing to end; Perfetto does not count it). The slice leaves
-** the stack only if it is the top one: slices still open above it are cut off by the next
-** event after its end. */
-uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev);
+/* trak__stack_end (slice_stack.h) of an end the stack's top (the stack not empty) does not take:
+** ends the innermost open slice under it whose name and category match the end record's, which
+** stays on the stack with its duration, and returns it, or TRAK_NULL_U32. */
+uint32_t trak__stack_end_below(trak_importer *imp, uint32_t track, const trak_ev *ev);
 /* Reports the overlap and returns the overflow track of the thread of `track` the complete
 ** slice goes to (made on first use; prepared for the slice). */
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
