@@ -21,9 +21,14 @@ trap cleanup EXIT
 echo "== trak daemon on $TRAK_SOCKET, two producers (server, client), trak record for 1 s"
 "$TRAK" daemon & pids+=($!)
 for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
-"$PRODUCER" server 3 & pids+=($!)
-TRAK_BACKEND=system "$PRODUCER" client 3 & pids+=($!) # connects through the environment
-sleep 0.3
+# The producers run longer than the scene needs (cleanup stops them): on a loaded machine they
+# may take a while to start, so the recording waits (up to 10 s) until both have connected.
+"$PRODUCER" server 15 & pids+=($!)
+TRAK_BACKEND=system "$PRODUCER" client 15 & pids+=($!) # connects through the environment
+for _ in $(seq 100); do
+  "$TRAK" status 2> /dev/null | grep -q '^producers: 2' && break
+  sleep 0.1
+done
 timeout 15 "$TRAK" record -o "$out/system.pb" --time 1s --categories 'app,n*' & rec=$!
 sleep 0.5
 echo
