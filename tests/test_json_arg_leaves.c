@@ -14,7 +14,8 @@
 ** their equals from the leaves, and string values come back through the string cache. Args
 ** objects read as the kept shape of the last one (same text outside the values) give the leaves
 ** the member-by-member walk gives, whole or cut at any byte, and traces of many shapes import
-** alike with the kept shapes and without (TRAK_JSON_SHAPES=0).
+** alike with the kept shapes and without (TRAK_JSON_SHAPES=0). String values plain and escaped,
+** short and long, import alike and to one id per string.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,9 +116,9 @@ static void test_keys_in_another_order(void **state) {
   assert_int_equal(walk_text(&w, "{\"a\":7,\"d\":8,\"b\":9}", 1, &used), 1);
   assert_int_equal(walk_text(&w, "{\"x\":{\"a\":10,\"b\":11},\"a\":12}", 1, &used), 1);
   assert_int_equal(walk_text(&w, "{\"ab\":13,\"a\":14,\"abcdefghi\":15}", 1, &used), 1);
-  static const char *const keys[] = {"args.a", "args.b", "args.c", "args.a", "args.b",
-                                     "args.c", "args.c", "args.a", "args.b", "args.a",
-                                     "args.d", "args.b", "args.x.a", "args.x.b", "args.a",
+  static const char *const keys[] = {"args.a",  "args.b", "args.c",        "args.a",   "args.b",
+                                     "args.c",  "args.c", "args.a",        "args.b",   "args.a",
+                                     "args.d",  "args.b", "args.x.a",      "args.x.b", "args.a",
                                      "args.ab", "args.a", "args.abcdefghi"};
   assert_int_equal(w.n, sizeof keys / sizeof *keys);
   for (size_t i = 0; i < w.n; i++) {
@@ -165,16 +166,16 @@ static void test_other_shapes_left_to_the_tokenizer(void **state) {
   snprintf(long_key, sizeof long_key, "{\"k\":1,\"o\":{\"%s\":{\"%s\":1}}}",
            "abcdefghijklmnopqrstuvwxyz01234", "abcdefghijklmnopqrstuvwxyz01234");
   const char *const shapes[] = {
-      "{\"k\":1,\"a\":[1,2]}",   /* an array */
-      "{\"k\":1,\"e\\u0041\":2}", /* an escaped name */
-      "{\"k\":1,\"\":2}",         /* an empty name */
+      "{\"k\":1,\"a\":[1,2]}",                             /* an array */
+      "{\"k\":1,\"e\\u0041\":2}",                          /* an escaped name */
+      "{\"k\":1,\"\":2}",                                  /* an empty name */
       "{\"k\":1,\"abcdefghijklmnopqrstuvwxyz0123456\":2}", /* a name of 33 bytes */
-      "{\"k\":1 , \"m\":2}",      /* whitespace is fine, */
-      "{\"k\":1,\"m\":2,}",       /* but not a trailing comma */
-      "{\"k\":1,\"bad\xff\":2}",  /* a name of invalid UTF-8 */
-      "{\"k\":1,\"m\":tru}",      /* not valid */
+      "{\"k\":1 , \"m\":2}",                               /* whitespace is fine, */
+      "{\"k\":1,\"m\":2,}",                                /* but not a trailing comma */
+      "{\"k\":1,\"bad\xff\":2}",                           /* a name of invalid UTF-8 */
+      "{\"k\":1,\"m\":tru}",                               /* not valid */
       "{\"k\":1,\"m\":2 3}",
-      "{\"k\":1,\"m\":\"open",     /* cut */
+      "{\"k\":1,\"m\":\"open", /* cut */
       "{\"k\":1,\"m\":12",
       long_key,
       deep,
@@ -266,9 +267,8 @@ static void write_args(FILE *f, unsigned i, uint64_t r) {
     fprintf(f, "{}");
     break;
   default: /* many distinct keys: past the dictionary's TRAK_JSON_DICT_MAX */
-    fprintf(f, "{\"k%u\":%u,\"k%u\":1,\"a\":1,\"k%u\":2,\"k%u\":3}",
-            (unsigned)(r >> 8) % 20000, i, (unsigned)(r >> 20) % 20000,
-            (unsigned)(r >> 32) % 20000, (unsigned)(r >> 44) % 20000);
+    fprintf(f, "{\"k%u\":%u,\"k%u\":1,\"a\":1,\"k%u\":2,\"k%u\":3}", (unsigned)(r >> 8) % 20000, i,
+            (unsigned)(r >> 20) % 20000, (unsigned)(r >> 32) % 20000, (unsigned)(r >> 44) % 20000);
     break;
   }
 }
@@ -280,9 +280,13 @@ static void write_trace(const char *path, unsigned events) {
   fputs("{\"traceEvents\":[\n", f);
   for (unsigned i = 0; i < events; i++) {
     tu_xorshift(&r);
-    static const char *const kinds[] = {"\"ph\":\"B\"", "\"ph\":\"E\"", "\"ph\":\"X\",\"dur\":3",
-                                        "\"ph\":\"i\",\"s\":\"t\"", "\"ph\":\"C\"",
-                                        "\"ph\":\"b\",\"id\":\"0x7\"", "\"ph\":\"e\",\"id\":\"0x7\""};
+    static const char *const kinds[] = {"\"ph\":\"B\"",
+                                        "\"ph\":\"E\"",
+                                        "\"ph\":\"X\",\"dur\":3",
+                                        "\"ph\":\"i\",\"s\":\"t\"",
+                                        "\"ph\":\"C\"",
+                                        "\"ph\":\"b\",\"id\":\"0x7\"",
+                                        "\"ph\":\"e\",\"id\":\"0x7\""};
     /* args before the phase on some events: read into leaves before the phase is known */
     int args_first = (r >> 40) % 3 == 0;
     fprintf(f, "%s{", i ? ",\n" : "");
@@ -291,8 +295,8 @@ static void write_trace(const char *path, unsigned events) {
       write_args(f, i, r);
       fputc(',', f);
     }
-    fprintf(f, "%s,\"name\":\"ev%u\",\"cat\":\"c\",\"ts\":%u,\"pid\":1,\"tid\":%u",
-            kinds[i % 7], i % 6, 10 * i, 1 + i % 3);
+    fprintf(f, "%s,\"name\":\"ev%u\",\"cat\":\"c\",\"ts\":%u,\"pid\":1,\"tid\":%u", kinds[i % 7],
+            i % 6, 10 * i, 1 + i % 3);
     if (!args_first) {
       fputs(",\"args\":", f);
       write_args(f, i, r);
@@ -337,12 +341,23 @@ static void export_with(const char *path, const char *memo, const char *threads,
   trak_processor_free(p);
 }
 
+static void assert_imports_alike_kept(void (*write)(const char *, unsigned), unsigned events,
+                                      size_t min_bytes, char *trace);
+
 /* Writes a trace of `events` events with `write` and asserts that it imports to the same tables
 ** and import log with the leaves and without them, on one thread and two, by file and fed 1 to
 ** 23 bytes at a time; its export is over `min_bytes` (the events and their args were imported). */
 static void assert_imports_alike(void (*write)(const char *, unsigned), unsigned events,
                                  size_t min_bytes) {
   char trace[] = "/tmp/trak_leaves_trace_XXXXXX";
+  assert_imports_alike_kept(write, events, min_bytes, trace);
+  unlink(trace);
+}
+
+/* assert_imports_alike, the trace left at `trace` (a tu_temp_file template, filled in) for the
+** caller's queries; the caller unlinks it. */
+static void assert_imports_alike_kept(void (*write)(const char *, unsigned), unsigned events,
+                                      size_t min_bytes, char *trace) {
   tu_temp_file(trace);
   write(trace, events);
   char a[] = "/tmp/trak_leaves_a_XXXXXX", b[] = "/tmp/trak_leaves_b_XXXXXX";
@@ -360,7 +375,6 @@ static void assert_imports_alike(void (*write)(const char *, unsigned), unsigned
   assert_true(n > min_bytes);
   unlink(a);
   unlink(b);
-  unlink(trace);
 }
 
 static void test_traces_import_alike(void **state) {
@@ -442,10 +456,8 @@ static int64_t query_int(const char *path, const char *sql) {
 
 static void test_repeated_keys_and_paths_share(void **state) {
   (void)state;
-  assert_imports_alike(write_keyed_trace, 21000, 500000);
   char trace[] = "/tmp/trak_leaves_keyed_XXXXXX";
-  tu_temp_file(trace);
-  write_keyed_trace(trace, 21000);
+  assert_imports_alike_kept(write_keyed_trace, 21000, 500000, trace);
   /* a set from leaves and its equal from the text (or with a key dropped) share one id */
   static const char *const pairs[] = {"'k0','k1'", "'k2','k3'", "'k4','k5'"};
   char sql[256];
@@ -637,6 +649,55 @@ static void test_args_shapes_import_alike(void **state) {
   unlink(trace);
 }
 
+/* String values in every form the leaves hand over: plain and escaped spellings of one string
+** ("abc" and "a\u0062c", "x/y" and "x\/y"), the empty string, strings past the string cache's
+** longest (plain and escaped), invalid UTF-8 (repaired) and values met again and again, so the
+** plain values interned inline and the escaped ones unescaped first land on the same ids. */
+static void write_strings_trace(const char *path, unsigned events) {
+  static const char *const values[] = {"abc",
+                                       "a\\u0062c",
+                                       "",
+                                       "x/y",
+                                       "x\\/y",
+                                       "0123456789abcdef0123456789abcdef0123456789",
+                                       "0123456789abcdef0123456789abcdef012345678\\u0039",
+                                       "\xff\xfe",
+                                       "w",
+                                       "abcdefgh"};
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"traceEvents\":[\n", f);
+  for (unsigned i = 0; i < events; i++)
+    fprintf(f,
+            "%s{\"ph\":\"i\",\"name\":\"s\",\"ts\":%u,\"pid\":1,\"tid\":1,\"args\":{\"s\":\"%s\"}}",
+            i ? ",\n" : "", 10 * i, values[i % 10]);
+  fputs("\n]}\n", f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* The slices of the strings trace whose arg "s" is as `cond` says of string_value. */
+static int64_t slices_where(const char *trace, const char *cond) {
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "select count(*) from slice join args using (arg_set_id) where key = 'args.s' and %s",
+           cond);
+  return query_int(trace, sql);
+}
+
+static void test_string_values_import_alike(void **state) {
+  (void)state;
+  char trace[] = "/tmp/trak_strings_trace_XXXXXX";
+  assert_imports_alike_kept(write_strings_trace, 20000, 100000, trace);
+  /* each spelling pair is one string, so one set: 2,000 events of each value */
+  static const char *const conds[] = {"string_value = 'abc'", "string_value = 'x/y'",
+                                      "string_value like '0123456789abcdef%9'"};
+  for (size_t i = 0; i < sizeof conds / sizeof *conds; i++)
+    assert_int_equal(slices_where(trace, conds[i]), 4000);
+  /* abc, the empty string, x/y, the long one, the repaired one, w, abcdefgh */
+  assert_int_equal(query_int(trace, "select count(distinct string_value) from args"), 7);
+  unlink(trace);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_leaves_of_one_object),
@@ -649,6 +710,7 @@ int main(void) {
       cmocka_unit_test(test_repeated_keys_and_paths_share),
       cmocka_unit_test(test_args_shapes_walk_alike),
       cmocka_unit_test(test_args_shapes_import_alike),
+      cmocka_unit_test(test_string_values_import_alike),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

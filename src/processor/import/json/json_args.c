@@ -211,22 +211,16 @@ size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int de
 ** TRAK_JSON_KEY_INLINE) of the object whose key is `path` (node `parent`): found, or made in its
 ** slot; NULL when its name is not valid UTF-8 (such a key is repaired and reported at each
 ** row, as trak__json_intern does) or the node numbers ran out. */
-static inline trak_json_key_node *key_node(trak_json_keys *keys, uint32_t parent,
-                                           const char *path, size_t path_len,
-                                           const trak_json_value *name) {
+static inline trak_json_key_node *key_node(trak_json_keys *keys, uint32_t parent, const char *path,
+                                           size_t path_len, const trak_json_value *name) {
   uint64_t w[TRAK_JSON_CACHED_MAX / 8];
   size_t len = name->len, words = (len + 7) / 8;
   trak__json_load_words(w, name->s, len);
-  uint64_t h = (parent ^ len << 32) * 0x9e3779b97f4a7c15ULL;
-  for (size_t i = 0; i < words; i++)
-    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  uint64_t h = trak__json_words_hash(parent ^ len << 32, w, words);
   trak_json_key_node *n = &keys->slot[h >> (64 - TRAK_JSON_KEYS_BITS)];
-  if (TRAK_LIKELY(n->uid && n->parent == parent && n->name_len == len)) {
-    size_t i = 0;
-    while (i < words && n->name[i] == w[i])
-      i++;
-    if (i == words) return n;
-  }
+  if (TRAK_LIKELY(n->uid && n->parent == parent && n->name_len == len &&
+                  trak__json_words_equal(n->name, w, words)))
+    return n;
   if (trak__utf8_valid_prefix(name->s, len) != len || keys->uids == UINT32_MAX) return NULL;
   n->uid = ++keys->uids;
   n->parent = parent;
@@ -323,9 +317,13 @@ int trak__json_leaves_rows(const trak_json_args *a, const trak_json_dict_entry *
     double rv = 0;
     uint32_t sv = 0;
     if (l->type == TRAK_ARG_STRING) {
-      trak_json_value v = {.s = text + l->v.off, .len = l->len, .kind = TRAK_JSON_STRING,
-                           .escaped = l->escaped};
-      sv = intern_string(a, &v);
+      if (TRAK_LIKELY(!l->escaped)) { /* the usual plain value: its cache lookup inline */
+        sv = trak__json_intern(a->imp, a->cache, text + l->v.off, l->len);
+      } else {
+        trak_json_value v = {
+            .s = text + l->v.off, .len = l->len, .kind = TRAK_JSON_STRING, .escaped = 1};
+        sv = intern_string(a, &v);
+      }
     } else if (l->type == TRAK_ARG_REAL) {
       rv = l->v.r;
     } else {

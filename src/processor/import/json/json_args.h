@@ -80,6 +80,25 @@ static inline uint64_t trak__json_load_word(const char *s, size_t len, const cha
   return w;
 }
 
+/* The hash of `words` words `w` (trak__json_load_words' words of a string) from `seed`: the
+** seed times one odd constant, then each word xored in and multiplied by another. Every cache of
+** short strings and keys in the JSON importer hashes this way, each with its own seed (the
+** length, the parent key, the counter's process and name); read its top bits. Can't fail. */
+static inline uint64_t trak__json_words_hash(uint64_t seed, const uint64_t *w, size_t words) {
+  uint64_t h = seed * 0x9e3779b97f4a7c15ULL;
+  for (size_t i = 0; i < words; i++)
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  return h;
+}
+
+/* Whether the first `words` words of a and b are equal. */
+static inline int trak__json_words_equal(const uint64_t *a, const uint64_t *b, size_t words) {
+  size_t i = 0;
+  while (i < words && a[i] == b[i])
+    i++;
+  return i == words;
+}
+
 /* trak__json_intern's miss of `slot`: the string is looked up in the other slot of its pair
 ** (slot ^ 1), else pooled and, if it was clean, put in `slot`, or in the other if that is empty
 ** and `slot` is not (w: its words as trak__json_load_words made them). Returns the string id.
@@ -95,21 +114,16 @@ static inline __attribute__((always_inline)) uint32_t
 trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s, size_t len) {
   int clean;
   if (len > TRAK_JSON_CACHED_MAX || !len || !cache) return trak__json_pool(imp, s, len, &clean);
-  uint64_t h = len * 0x9e3779b97f4a7c15ULL, w[TRAK_JSON_CACHED_MAX / 8];
+  uint64_t w[TRAK_JSON_CACHED_MAX / 8];
   size_t words = (len + 7) / 8;
   trak__json_load_words(w, s, len);
-  for (size_t i = 0; i < words; i++)
-    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  uint64_t h = trak__json_words_hash(len, w, words);
   /* The top bits: a product's high bits depend on all of its factor's bits, its middle ones
   ** not on the last word's top bytes (strings ending in a counter all fell in a few slots). */
   uint32_t slot = (uint32_t)(h >> (64 - TRAK_JSON_CACHE_BITS));
   const uint64_t *c = cache->slot[slot].w;
-  if (cache->slot[slot].len == len) {
-    size_t i = 0;
-    while (i < words && c[i] == w[i])
-      i++;
-    if (i == words) return cache->slot[slot].id;
-  }
+  if (cache->slot[slot].len == len && trak__json_words_equal(c, w, words))
+    return cache->slot[slot].id;
   return trak__json_intern_miss(imp, cache, slot, w, s, len);
 }
 
@@ -118,7 +132,7 @@ trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s, siz
 static inline __attribute__((always_inline)) uint32_t
 trak__json_intern_word(trak_importer *imp, trak_json_cache *cache, uint64_t w, const char *s,
                        size_t len) {
-  uint64_t h = (len * 0x9e3779b97f4a7c15ULL ^ w) * 0xff51afd7ed558ccdULL;
+  uint64_t h = trak__json_words_hash(len, &w, 1);
   uint32_t slot = (uint32_t)(h >> (64 - TRAK_JSON_CACHE_BITS));
   if (cache->slot[slot].len == len && cache->slot[slot].w[0] == w) return cache->slot[slot].id;
   return trak__json_intern_miss(imp, cache, slot, &w, s, len);
@@ -143,8 +157,8 @@ static inline trak_arg_type trak__json_number_arg(const trak_json_value *v, int6
   return TRAK_ARG_INT;
 }
 
-#define TRAK_JSON_KEYS_BITS 10   /* the key memo's slots: 1024 */
-#define TRAK_JSON_KEY_INLINE 64  /* a memoized key is shorter than this */
+#define TRAK_JSON_KEYS_BITS 10  /* the key memo's slots: 1024 */
+#define TRAK_JSON_KEY_INLINE 64 /* a memoized key is shorter than this */
 
 /* One memoized key: the member `name` of the object whose key is node `parent` (0: the event's
 ** "args"), with its full key ("args.info.ok") and, once a row has used it, the key's string id. */

@@ -58,17 +58,12 @@ static uint32_t counter_track(trak_json_import *j, const jevent *e, const jctx *
   uint64_t w[TRAK_JSON_CACHED_MAX / 8];
   __typeof__(&j->counter_memo[0]) m = NULL;
   if (!e->id.s && !key->escaped && klen && klen <= TRAK_JSON_CACHED_MAX) {
-    size_t words = (klen + 7) / 8, i = 0;
+    size_t words = (klen + 7) / 8;
     if (!kw) trak__json_load_words(w, key->s, klen), kw = w;
-    uint64_t h = ((uint64_t)x->upid << 32 | x->name) * 0x9e3779b97f4a7c15ULL;
-    for (; i < words; i++)
-      h = (h ^ kw[i]) * 0xff51afd7ed558ccdULL;
-    m = &j->counter_memo[h >> 58];
-    if (m->len == klen && m->upid == x->upid && m->name == x->name) {
-      for (i = 0; i < words && m->key[i] == kw[i]; i++)
-        ;
-      if (i == words) return m->track;
-    }
+    m = &j->counter_memo[trak__json_words_hash((uint64_t)x->upid << 32 | x->name, kw, words) >> 58];
+    if (m->len == klen && m->upid == x->upid && m->name == x->name &&
+        trak__json_words_equal(m->key, kw, words))
+      return m->track;
   }
   if (*n == SIZE_MAX) *n = counter_prefix(j, e, x, prefix);
   size_t ks_len;

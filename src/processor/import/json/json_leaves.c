@@ -34,19 +34,15 @@ void trak__json_dict_free(trak_json_dict *d) {
 /* Whether entry `e` is member `name` (its words `w`) of key `parent`. */
 static inline int entry_is(const trak_json_dict_entry *e, uint32_t parent, size_t len,
                            const uint64_t *w) {
-  if (e->parent != parent || e->name_len != len) return 0;
-  for (size_t i = 0; i < (len + 7) / 8; i++)
-    if (e->name[i] != w[i]) return 0;
-  return 1;
+  return e->parent == parent && e->name_len == len &&
+         trak__json_words_equal(e->name, w, (len + 7) / 8);
 }
 
 /* dict_key's miss of the key that followed the last one: looked up by hash, or made. */
 static uint32_t dict_find(trak_json_dict *d, uint32_t parent, const trak_json_value *name,
                           const uint64_t *w) {
   size_t len = name->len, words = (len + 7) / 8;
-  uint64_t h = (parent ^ (uint64_t)len << 32) * 0x9e3779b97f4a7c15ULL;
-  for (size_t i = 0; i < words; i++)
-    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  uint64_t h = trak__json_words_hash(parent ^ (uint64_t)len << 32, w, words);
   const uint32_t mask = 2 * TRAK_JSON_DICT_MAX - 1;
   uint32_t s = (uint32_t)(h >> 32) & mask;
   for (;; s = (s + 1) & mask) {
@@ -173,9 +169,8 @@ static inline const char *string_end(const char *p, const char *end, uint8_t *es
 ** null: its leaf (none for null) appended to lv (`room`: the caller made room for it). Returns
 ** the end of the value, or NULL for another value (objects: the caller's; arrays) or one not
 ** valid or cut by the buffer's end. */
-static inline __attribute__((always_inline)) const char *scalar(leafvec *lv, trak_json_cur *c,
-                                                                const char *p, uint32_t k,
-                                                                int room) {
+static inline __attribute__((always_inline)) const char *
+scalar(leafvec *lv, trak_json_cur *c, const char *p, uint32_t k, int room) {
   const char *end = c->end, *q;
   if (!room && TRAK_UNLIKELY(lv->n == lv->cap)) leaves_room(lv, lv->n + 1);
   trak_json_leaf *l = &lv->v[lv->n];
