@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "processor/import/importer.h"
+#include "processor/util/phase_clock.h"
 #include "processor/util/two_threads.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -134,25 +135,34 @@ typedef struct gather_part {
   uint32_t lo, hi;
 } gather_part;
 
+/* Rows ahead of the one copied whose source is prefetched: the sources are scattered (sets move
+** as a whole, in another order), so each copy would wait for a cache miss without it. */
+#define GATHER_AHEAD 32
+
+/* out[i] = in[src[i]] for rows [lo, hi) of T values, the source GATHER_AHEAD rows on fetched
+** ahead while there is one. */
+#define GATHER_LOOP(T)                                                                             \
+  do {                                                                                             \
+    const T *in = g->in;                                                                           \
+    T *o = g->out;                                                                                 \
+    uint32_t i = g->lo, ahead = g->hi - g->lo > GATHER_AHEAD ? g->hi - GATHER_AHEAD : g->lo;       \
+    for (; i < ahead; i++) {                                                                       \
+      __builtin_prefetch(&in[src[i + GATHER_AHEAD]]);                                              \
+      o[i] = in[src[i]];                                                                           \
+    }                                                                                              \
+    for (; i < g->hi; i++)                                                                         \
+      o[i] = in[src[i]];                                                                           \
+  } while (0)
+
 static void *gather_rows(void *arg) {
   const gather_part *g = arg;
   const uint32_t *src = g->src;
-  if (g->size == 8) {
-    const uint64_t *in = g->in;
-    uint64_t *o = g->out;
-    for (uint32_t i = g->lo; i < g->hi; i++)
-      o[i] = in[src[i]];
-  } else if (g->size == 4) {
-    const uint32_t *in = g->in;
-    uint32_t *o = g->out;
-    for (uint32_t i = g->lo; i < g->hi; i++)
-      o[i] = in[src[i]];
-  } else {
-    const uint8_t *in = g->in;
-    uint8_t *o = g->out;
-    for (uint32_t i = g->lo; i < g->hi; i++)
-      o[i] = in[src[i]];
-  }
+  if (g->size == 8)
+    GATHER_LOOP(uint64_t);
+  else if (g->size == 4)
+    GATHER_LOOP(uint32_t);
+  else
+    GATHER_LOOP(uint8_t);
   return NULL;
 }
 
@@ -327,6 +337,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   /* the share map's ids are the old ones, and nothing shares sets from here on: its memory goes
   ** before the relayout's (the import's peak is here) */
   trak__slot_map_free(&imp->args.shared);
+  trak_phase_clock clock; /* with TRAK_IMPORT_PROFILE=1, the steps' times (within "tracks end") */
+  trak__phase_clock_start(&clock);
   /* the new columns hold the rows, not the rows reserved (tables/prefault.h's page-ahead reserves
   ** the args of a large JSON file for far more rows than it makes): no more memory is touched; 64
   ** at least, the first capacity of a table, so that a row added later grows them */
@@ -396,6 +408,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     t->track.dimension_arg_set_id[row] = place(&r, t->track.dimension_arg_set_id[row]);
     t->track.source_arg_set_id[row] = place(&r, t->track.source_arg_set_id[row]);
   }
+  trak__phase_clock_mark(&clock, " args place");
   place_column(&r, t->slice.arg_set_id, t->slice.n);
   place_column(&r, t->flow.arg_set_id, t->flow.n);
   place_column(&r, t->state.arg_set_id, t->state.n);
@@ -408,6 +421,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->process.arg_set_id, t->process.n);
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   free(r.remap);
+  trak__phase_clock_mark(&clock, " args renumber");
   if (threads > 1) trak__beside_join(&beside);
   gather((void **)&t->args.int_value, &spare, sizeof *t->args.int_value, r.src, r.n, cap, threads);
   gather((void **)&t->args.real_value, &spare, sizeof *t->args.real_value, r.src, r.n, cap,
@@ -419,6 +433,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   gather((void **)&t->args.value_type, &spare, sizeof *t->args.value_type, r.src, r.n, cap,
          threads);
   free(spare);
+  trak__phase_clock_mark(&clock, " args gather");
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
   t->args.n = r.n;
   t->args.cap = cap;
