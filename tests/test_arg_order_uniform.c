@@ -41,65 +41,55 @@ static void write_trace(char *path, const char *a, const char *b, const char *c)
   tu_write_temp(path, text, (size_t)n);
 }
 
-/* Asserts the args rows of the trace write_trace makes of a, b, c are `want`, on one thread and two. */
-static void check(const char *a, const char *b, const char *c, const char *want) {
-  char path[] = "/tmp/trak_arg_uniform_XXXXXX";
-  write_trace(path, a, b, c);
-  for (int split = 0; split < 2; split++) {
-    setenv("TRAK_IMPORT_THREADS", split ? "2" : "1", 1);
-    if (split) setenv("TRAK_SPLIT_ALWAYS", "1", 1);
-    trak_processor *p;
-    trak_error err = {0};
-    assert_int_equal(trak_processor_open_file(path, NULL, &p, &err), 0);
-    trak_query *q;
-    assert_int_equal(trak_query_open(p, ARGS_SQL, &q, NULL, &err), 0);
-    assert_int_equal(trak_query_next(q, &err), 1);
-    const char *got = trak_query_string(q, 0);
-    if (!got || strcmp(got, want))
-      fail_msg("split %d: args\n  %s\nexpected\n  %s", split, got ? got : "(null)", want);
-    trak_query_free(q);
-    trak_processor_free(p);
-    unsetenv("TRAK_SPLIT_ALWAYS");
-    unsetenv("TRAK_IMPORT_THREADS");
+/* A trace of write_trace and the args rows it imports to. */
+typedef struct args_case {
+  const char *a, *b, *c, *want;
+} args_case;
+
+static const args_case CASES[] = {
+    /* real_value NULL in every row (kept) */
+    {"\"a\":1,\"s\":\"x\"", "2", "\"c\":3,\"t\":\"y\"",
+     "0,utid,1,N,N,int;1,args.b,2,N,N,int;2,utid,2,N,N,int;3,args.a,1,N,N,int;"
+     "3,args.s,N,N,x,string;5,args.c,3,N,N,int;5,args.t,N,N,y,string"},
+    /* one real value: every column gathered */
+    {"\"a\":1,\"s\":\"x\"", "2.5", "\"c\":3,\"t\":\"y\"",
+     "0,utid,1,N,N,int;1,args.b,N,2.5,N,real;2,utid,2,N,N,int;3,args.a,1,N,N,int;"
+     "3,args.s,N,N,x,string;5,args.c,3,N,N,int;5,args.t,N,N,y,string"},
+    /* strings only */
+    {"\"s\":\"x\"", "\"z\"", "\"t\":\"y\"",
+     "0,utid,1,N,N,int;1,args.b,N,N,z,string;2,utid,2,N,N,int;3,args.s,N,N,x,string;"
+     "4,args.t,N,N,y,string"},
+    /* ints only: value_type (all int, read), string_value and real_value kept */
+    {"\"a\":1", "2", "\"c\":3",
+     "0,utid,1,N,N,int;1,args.b,2,N,N,int;2,utid,2,N,N,int;3,args.a,1,N,N,int;"
+     "4,args.c,3,N,N,int"},
+};
+
+/* Every case imports to its rows on one thread and split between two. */
+static void test_args_rows(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
+    const args_case *k = &CASES[i];
+    char path[] = "/tmp/trak_arg_uniform_XXXXXX";
+    write_trace(path, k->a, k->b, k->c);
+    for (int split = 0; split < 2; split++) {
+      setenv("TRAK_IMPORT_THREADS", split ? "2" : "1", 1);
+      if (split) setenv("TRAK_SPLIT_ALWAYS", "1", 1);
+      char *got = tu_query_text(path, ARGS_SQL);
+      if (!got || strcmp(got, k->want))
+        fail_msg("case %zu, split %d: args\n  %s\nexpected\n  %s", i, split, got ? got : "(null)",
+                 k->want);
+      free(got);
+      unsetenv("TRAK_SPLIT_ALWAYS");
+      unsetenv("TRAK_IMPORT_THREADS");
+    }
+    unlink(path);
   }
-  unlink(path);
-}
-
-static void test_real_value_all_null(void **state) {
-  (void)state;
-  check("\"a\":1,\"s\":\"x\"", "2", "\"c\":3,\"t\":\"y\"",
-        "0,utid,1,N,N,int;1,args.b,2,N,N,int;2,utid,2,N,N,int;3,args.a,1,N,N,int;"
-        "3,args.s,N,N,x,string;5,args.c,3,N,N,int;5,args.t,N,N,y,string");
-}
-
-static void test_one_real_value(void **state) {
-  (void)state;
-  check("\"a\":1,\"s\":\"x\"", "2.5", "\"c\":3,\"t\":\"y\"",
-        "0,utid,1,N,N,int;1,args.b,N,2.5,N,real;2,utid,2,N,N,int;3,args.a,1,N,N,int;"
-        "3,args.s,N,N,x,string;5,args.c,3,N,N,int;5,args.t,N,N,y,string");
-}
-
-static void test_strings_only(void **state) {
-  (void)state;
-  check("\"s\":\"x\"", "\"z\"", "\"t\":\"y\"",
-        "0,utid,1,N,N,int;1,args.b,N,N,z,string;2,utid,2,N,N,int;3,args.s,N,N,x,string;"
-        "4,args.t,N,N,y,string");
-}
-
-/* value_type (all int), string_value and real_value kept: the first is read */
-static void test_ints_only(void **state) {
-  (void)state;
-  check(
-      "\"a\":1", "2", "\"c\":3",
-      "0,utid,1,N,N,int;1,args.b,2,N,N,int;2,utid,2,N,N,int;3,args.a,1,N,N,int;4,args.c,3,N,N,int");
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_real_value_all_null),
-      cmocka_unit_test(test_one_real_value),
-      cmocka_unit_test(test_strings_only),
-      cmocka_unit_test(test_ints_only),
+      cmocka_unit_test(test_args_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
