@@ -87,17 +87,34 @@ int tu_import_export(const char *path, const char *db) {
   return rc;
 }
 
+/* Opens the trace at `path` into *p and returns `sql` over it at its first row; fails the test if
+** either step fails or there is no row. */
+static trak_query *first_row(const char *path, const char *sql, trak_processor **p) {
+  trak_error err = {0};
+  assert_int_equal(trak_processor_open_file(path, NULL, p, &err), 0);
+  trak_query *q;
+  assert_int_equal(trak_query_open(*p, sql, &q, NULL, &err), 0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  return q;
+}
+
 int64_t tu_query_int(const char *path, const char *sql) {
   trak_processor *p;
-  trak_error err = {0};
-  assert_int_equal(trak_processor_open_file(path, NULL, &p, &err), 0);
-  trak_query *q;
-  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
-  assert_int_equal(trak_query_next(q, &err), 1);
+  trak_query *q = first_row(path, sql, &p);
   int64_t v = trak_query_int(q, 0);
   trak_query_free(q);
   trak_processor_free(p);
   return v;
+}
+
+char *tu_query_text(const char *path, const char *sql) {
+  trak_processor *p;
+  trak_query *q = first_row(path, sql, &p);
+  const char *v = trak_query_string(q, 0);
+  char *copy = v ? strdup(v) : NULL;
+  trak_query_free(q);
+  trak_processor_free(p);
+  return copy;
 }
 
 void tu_assert_same_file(const char *a, const char *b, const char *what) {

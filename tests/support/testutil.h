@@ -45,6 +45,8 @@ int tu_export(struct trak_processor *p, const char *db);
 /* Opens the trace at `path` and returns the first column of the first row of `sql` over it
 ** (as an integer); fails the test if either step fails or there is no row. */
 int64_t tu_query_int(const char *path, const char *sql);
+/* The same as text (a copy to free; NULL for a NULL). */
+char *tu_query_text(const char *path, const char *sql);
 
 /* Fails the test, saying the tables differ in `what`, unless files `a` and `b` hold the same
 ** bytes. */

@@ -12,7 +12,8 @@
 ** Sets nothing refers to (a slice begin's, replaced by its merge with the end's) are dropped,
 ** as Perfetto never makes them; identical sets stay one set, numbered where the first was made.
 ** With two import threads, the other core makes the new columns' pages present while the sets
-** are placed and gathers half of every column's rows.
+** are placed (and finds the value columns whose rows are all one value: those are kept as they
+** are, not gathered) and gathers half of every other column's rows.
 */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "processor/import/importer.h"
+#include "processor/util/phase_clock.h"
 #include "processor/util/two_threads.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -134,61 +136,113 @@ typedef struct gather_part {
   uint32_t lo, hi;
 } gather_part;
 
+/* Rows ahead of the one copied whose source is prefetched: the sources are scattered (sets move
+** as a whole, in another order), so each copy would wait for a cache miss without it. */
+#define GATHER_AHEAD 32
+
+/* out[i] = in[src[i]] for rows [lo, hi) of T values, the source GATHER_AHEAD rows on fetched
+** ahead while there is one. */
+#define GATHER_LOOP(T)                                                                             \
+  do {                                                                                             \
+    const T *in = g->in;                                                                           \
+    T *o = g->out;                                                                                 \
+    uint32_t i = g->lo, ahead = g->hi - g->lo > GATHER_AHEAD ? g->hi - GATHER_AHEAD : g->lo;       \
+    for (; i < ahead; i++) {                                                                       \
+      __builtin_prefetch(&in[src[i + GATHER_AHEAD]]);                                              \
+      o[i] = in[src[i]];                                                                           \
+    }                                                                                              \
+    for (; i < g->hi; i++)                                                                         \
+      o[i] = in[src[i]];                                                                           \
+  } while (0)
+
 static void *gather_rows(void *arg) {
   const gather_part *g = arg;
   const uint32_t *src = g->src;
-  if (g->size == 8) {
-    const uint64_t *in = g->in;
-    uint64_t *o = g->out;
-    for (uint32_t i = g->lo; i < g->hi; i++)
-      o[i] = in[src[i]];
-  } else if (g->size == 4) {
-    const uint32_t *in = g->in;
-    uint32_t *o = g->out;
-    for (uint32_t i = g->lo; i < g->hi; i++)
-      o[i] = in[src[i]];
-  } else {
-    const uint8_t *in = g->in;
-    uint8_t *o = g->out;
-    for (uint32_t i = g->lo; i < g->hi; i++)
-      o[i] = in[src[i]];
-  }
+  if (g->size == 8)
+    GATHER_LOOP(uint64_t);
+  else if (g->size == 4)
+    GATHER_LOOP(uint32_t);
+  else
+    GATHER_LOOP(uint8_t);
   return NULL;
 }
 
-/* Gathers the `n` rows of column *col (`size` bytes a row) as `src` says into *spare (room for
-** `cap` rows of 8 bytes), shrunk to `cap` rows of `size`; the old column becomes the spare. The
-** columns are gathered widest first, so every one after the first lands in pages an earlier
-** column used: the kernel zeroes one spare's pages instead of every new column's. With two
-** threads, each gathers half of the rows. */
-static void gather(void **col, void **spare, size_t size, const uint32_t *src, uint32_t n,
-                   size_t cap, int threads) {
+/* One of the args table's value columns: the array and the bytes of one value. */
+typedef struct args_col {
+  void **col;
+  size_t size;
+} args_col;
+
+/* 1 when the `n` (> 0) values of `size` bytes from `p` are all the same bytes (a value column
+** that no row sets, e.g. real_value in most JSON traces, holding 0 in every row), 0 otherwise:
+** it need not be gathered. A column that is not stops the scan at its first 4,096 rows, mostly. */
+#define UNIFORM_LOOP(T)                                                                            \
+  do {                                                                                             \
+    const T *v = p, first = v[0];                                                                  \
+    T diff = 0;                                                                                    \
+    for (size_t i = 0; i < n; i += 4096) {                                                         \
+      size_t end = n - i > 4096 ? i + 4096 : n;                                                    \
+      for (size_t j = i; j < end; j++)                                                             \
+        diff |= v[j] ^ first;                                                                      \
+      if (diff) return 0;                                                                          \
+    }                                                                                              \
+    return 1;                                                                                      \
+  } while (0)
+
+static int uniform(const void *p, size_t size, size_t n) {
+  if (size == 8) UNIFORM_LOOP(uint64_t);
+  if (size == 4) UNIFORM_LOOP(uint32_t);
+  UNIFORM_LOOP(uint8_t);
+}
+
+/* Gathers the `n` rows of column `c` as `src` says into *spare (room for `cap` rows of 8 bytes),
+** shrunk to `cap` rows of c.size; the old column becomes the spare. The columns are gathered
+** widest first, so every one after the first lands in pages an earlier column used: the kernel
+** zeroes one spare's pages instead of every new column's. With two threads, each gathers half of
+** the rows. A column whose rows are all one value (`same`) is kept, shrunk to `cap` rows: its
+** gather would make the same column. */
+static void gather(args_col c, int same, void **spare, const uint32_t *src, uint32_t n, size_t cap,
+                   int threads) {
+  if (same) {
+    void *shrunk = realloc(*c.col, cap * c.size);
+    if (shrunk) *c.col = shrunk; /* a failed shrink leaves the larger block, still valid */
+    return;
+  }
   void *out = *spare;
-  gather_part half[2] = {{*col, out, src, size, 0, n / 2}, {*col, out, src, size, n / 2, n}};
+  gather_part half[2] = {{*c.col, out, src, c.size, 0, n / 2},
+                         {*c.col, out, src, c.size, n / 2, n}};
   trak__run_both(gather_rows, &half[0], &half[1], threads);
-  void *shrunk = size < 8 ? realloc(out, cap * size) : out;
-  *spare = *col;
-  *col = shrunk ? shrunk : out; /* a failed shrink leaves the larger block, still valid */
+  void *shrunk = c.size < 8 ? realloc(out, cap * c.size) : out;
+  *spare = *c.col;
+  *c.col = shrunk ? shrunk : out;
 }
 
 /* The new args columns' pages made present (MADV_POPULATE_WRITE, which writes no byte) on the
 ** other core while the importer's thread places the sets: the set-id and source columns, which
-** the placing writes in order, then the spare the first gather writes. */
+** the placing writes in order, then the spare the first gather writes. Then the value columns
+** whose rows are all one value are found (`same`), which the placing does not write. */
+#define VALUE_COLS 6
 typedef struct populate {
   void *p[3];
   size_t bytes[3];
+  args_col cols[VALUE_COLS];
+  int pages;            /* make the pages present (on the other core; not when run at the join) */
+  size_t rows;          /* of the value columns */
+  int same[VALUE_COLS]; /* out: cols[i] holds one value in all `rows` (none: 0) */
 } populate;
 
 static void *populate_main(void *arg) {
-  const populate *pp = arg;
+  populate *pp = arg;
   const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3 && pp->pages; i++) {
     /* the pages of the array's bytes: its own, or its heap's, all mapped */
     uintptr_t from = (uintptr_t)pp->p[i] & ~(page - 1),
               to = ((uintptr_t)pp->p[i] + pp->bytes[i] + page - 1) & ~(page - 1);
     if (madvise((void *)from, to - from, MADV_POPULATE_WRITE))
-      return NULL; /* (before Linux 5.14) the writes fault as without this */
+      break; /* (before Linux 5.14) the writes fault as without this */
   }
+  for (int i = 0; i < VALUE_COLS; i++)
+    pp->same[i] = pp->rows && uniform(*pp->cols[i].col, pp->cols[i].size, pp->rows);
   return NULL;
 }
 
@@ -327,6 +381,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   /* the share map's ids are the old ones, and nothing shares sets from here on: its memory goes
   ** before the relayout's (the import's peak is here) */
   trak__slot_map_free(&imp->args.shared);
+  trak_phase_clock clock; /* with TRAK_IMPORT_PROFILE=1, the steps' times (within "tracks end") */
+  trak__phase_clock_start(&clock);
   /* the new columns hold the rows, not the rows reserved (tables/prefault.h's page-ahead reserves
   ** the args of a large JSON file for far more rows than it makes): no more memory is touched; 64
   ** at least, the first capacity of a table, so that a row added later grows them */
@@ -336,10 +392,20 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   void *spare = alloc(cap, 8);
   /* the second core is idle after the parse phase (imp->prefault: two import threads) */
   int threads = trak__split_threads(imp->prefault ? 2 : 1, t->args.n, TWO_THREADS_ROWS);
+  /* widest first (gather) */
   populate pop = {{r.arg_set_id, r.src, spare},
-                  {t->args.n * sizeof(uint32_t), t->args.n * sizeof(uint32_t), t->args.n * 8}};
+                  {t->args.n * sizeof(uint32_t), t->args.n * sizeof(uint32_t), t->args.n * 8},
+                  {{(void **)&t->args.int_value, sizeof *t->args.int_value},
+                   {(void **)&t->args.real_value, sizeof *t->args.real_value},
+                   {(void **)&t->args.flat_key, sizeof *t->args.flat_key},
+                   {(void **)&t->args.key, sizeof *t->args.key},
+                   {(void **)&t->args.string_value, sizeof *t->args.string_value},
+                   {(void **)&t->args.value_type, sizeof *t->args.value_type}},
+                  threads > 1,
+                  t->args.cap >= cap ? t->args.n : 0, /* a kept column must hold `cap` rows */
+                  {0}};
   trak_beside beside = {0};
-  if (threads > 1) trak__beside_start(&beside, populate_main, &pop, threads);
+  trak__beside_start(&beside, populate_main, &pop, threads);
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
@@ -396,6 +462,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     t->track.dimension_arg_set_id[row] = place(&r, t->track.dimension_arg_set_id[row]);
     t->track.source_arg_set_id[row] = place(&r, t->track.source_arg_set_id[row]);
   }
+  trak__phase_clock_mark(&clock, " args place");
   place_column(&r, t->slice.arg_set_id, t->slice.n);
   place_column(&r, t->flow.arg_set_id, t->flow.n);
   place_column(&r, t->state.arg_set_id, t->state.n);
@@ -408,17 +475,12 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->process.arg_set_id, t->process.n);
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   free(r.remap);
-  if (threads > 1) trak__beside_join(&beside);
-  gather((void **)&t->args.int_value, &spare, sizeof *t->args.int_value, r.src, r.n, cap, threads);
-  gather((void **)&t->args.real_value, &spare, sizeof *t->args.real_value, r.src, r.n, cap,
-         threads);
-  gather((void **)&t->args.flat_key, &spare, sizeof *t->args.flat_key, r.src, r.n, cap, threads);
-  gather((void **)&t->args.key, &spare, sizeof *t->args.key, r.src, r.n, cap, threads);
-  gather((void **)&t->args.string_value, &spare, sizeof *t->args.string_value, r.src, r.n, cap,
-         threads);
-  gather((void **)&t->args.value_type, &spare, sizeof *t->args.value_type, r.src, r.n, cap,
-         threads);
+  trak__phase_clock_mark(&clock, " args renumber");
+  trak__beside_join(&beside);
+  for (int i = 0; i < VALUE_COLS; i++)
+    gather(pop.cols[i], pop.same[i], &spare, r.src, r.n, cap, threads);
   free(spare);
+  trak__phase_clock_mark(&clock, " args gather");
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
   t->args.n = r.n;
   t->args.cap = cap;
