@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/import/region_ahead.h"
 #include "processor/read/pipeline.h"
 #include "processor/tables/prefault.h"
 #include "processor/util/block_pool.h"
@@ -33,6 +34,9 @@
 #ifndef ARGS_AHEAD_FROM
 #define ARGS_AHEAD_FROM (16u << 20)
 #endif
+/* the record blocks of 64 KiB and more are made present this many bytes past the importer's
+** write position in each (import/region_ahead.h) */
+#define BLOCKS_LEAD (64u << 10)
 #ifndef ARGS_BYTES
 #define ARGS_BYTES 16
 #endif
@@ -72,6 +76,9 @@ struct trak_pipeline {
   /* JSON files read: the args columns' page-ahead (the tables' t->args.ahead), told the rows
   ** after each batch applied, run by the decoding thread after each batch. NULL: none. */
   trak_ahead_job *args_ahead;
+  /* Reading a file: the record blocks' page-ahead (imp->blocks_ahead), told the write positions
+  ** after each batch applied, run by the decoding thread after each batch. NULL: none. */
+  trak_region_ahead *blocks_ahead;
 };
 
 /* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
@@ -159,10 +166,12 @@ static void *decode_main(void *arg) {
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_DECODED;
     pthread_cond_signal(&pl->decoded);
+    trak_region_ahead *blocks_ahead = pl->blocks_ahead; /* set under mu */
     pthread_mutex_unlock(&pl->mu);
     i = (i + 1) % SLOTS;
     if (pl->pool) trak__block_pool_fill(pl->pool);
     if (pl->args_ahead) trak__ahead_job_idle(pl->args_ahead);
+    if (blocks_ahead) trak__region_ahead_idle(blocks_ahead);
   }
 }
 
@@ -249,8 +258,12 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
   trak_tables *t = p->imp->tables;
   int args_ahead = pl->kind == TRAK_PIPE_JSON && total >= ARGS_AHEAD_FROM &&
                    !trak__args_ahead_start(t, (size_t)(total / ARGS_BYTES));
+  trak_region_ahead *blocks_ahead = trak__region_ahead_new(BLOCKS_LEAD);
   pthread_mutex_lock(&pl->mu);
   if (args_ahead) pl->args_ahead = t->args.ahead;
+  if (blocks_ahead && !pl->blocks_ahead) p->imp->blocks_ahead = pl->blocks_ahead = blocks_ahead;
+  else
+    trak__region_ahead_free(blocks_ahead); /* a second read keeps the first one's */
   pl->fed = p->fed, pl->bytes_in = p->imp->bytes_in, pl->bytes_plain = p->imp->bytes_plain;
   pl->src = f; /* the decoding thread fills the FREE slots from slot pl->fill on */
   pl->map = m;
@@ -267,6 +280,7 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     if (done) break;
     trak__stream_apply_batch(p, &pl->slot[i]);
     if (pl->args_ahead) trak__ahead_job_tell(pl->args_ahead, t->args.n);
+    trak__region_ahead_tell(p->imp->blocks_ahead);
     uint64_t in = pl->slot[i].bytes_in;
     const uint8_t *at = pl->slot[i].data; /* in the map, or a copy fed before the reading */
     if (m && at >= m->data && at < m->data + m->size)
@@ -285,6 +299,8 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     }
   }
   pl->fill = pl->apply;
+  trak__region_ahead_stop(pl->blocks_ahead); /* the blocks may be freed from now on */
+  p->imp->blocks_ahead = NULL;
   if (pl->kind == TRAK_PIPE_JSON) p->plain_offset += pl->fed - p->fed; /* as plain_dispatch */
   p->fed = pl->fed, p->imp->bytes_in = pl->bytes_in, p->imp->bytes_plain = pl->bytes_plain;
   free(pl->buf);
@@ -305,6 +321,7 @@ static void stop(trak_pipeline *pl) {
 static void release(trak_pipeline *pl) {
   pl->p->imp->blocks = NULL;
   if (pl->args_ahead) trak__args_ahead_end(pl->p->imp->tables);
+  trak__region_ahead_free(pl->blocks_ahead);
   trak__block_pool_free(pl->pool);
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);
