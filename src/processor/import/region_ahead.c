@@ -20,7 +20,8 @@
 typedef struct own_slot { /* the writer's thread's */
   void *base;
   size_t bytes, skip;
-  const uint32_t *used;
+  const uint32_t *used; /* the write position: skip + *used bytes, or *words 8-byte words */
+  const size_t *words;
 } own_slot;
 
 typedef struct pub_slot { /* under mu */
@@ -65,7 +66,22 @@ void trak__region_ahead_track(trak_region_ahead *r, const void *old, void *base,
     r->own[k] = r->own[--r->n_own];
     return;
   }
-  r->own[k] = (own_slot){base, bytes, skip, used};
+  r->own[k] = (own_slot){base, bytes, skip, used, NULL};
+}
+
+void trak__region_ahead_track_words(trak_region_ahead *r, void *base, size_t bytes,
+                                    const size_t *words) {
+  if (!r || r->n_own == TRAK_REGION_SLOTS) return;
+  r->own[r->n_own++] = (own_slot){base, bytes, 0, NULL, words};
+}
+
+void trak__region_ahead_drop(trak_region_ahead *r, const void *base) {
+  if (!r) return;
+  trak__region_ahead_track(r, base, NULL, 0, 0, NULL);
+  pthread_mutex_lock(&r->mu);
+  for (size_t k = 0; k < r->n_pub; k++)
+    if (r->pub[k].base == base) r->pub[k] = r->pub[--r->n_pub];
+  pthread_mutex_unlock(&r->mu);
 }
 
 void trak__region_ahead_tell(trak_region_ahead *r) {
@@ -77,7 +93,7 @@ void trak__region_ahead_tell(trak_region_ahead *r) {
       s->base = o->base;
       trak__ahead_init(&s->a, &(trak_col_mem){o->base, 1, 0}, 1, o->bytes);
     }
-    s->pos = o->skip + *o->used;
+    s->pos = o->used ? o->skip + *o->used : *o->words * 8;
   }
   r->n_pub = r->n_own;
   pthread_mutex_unlock(&r->mu);

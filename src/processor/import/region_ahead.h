@@ -1,7 +1,7 @@
 /*
 ** Regions written front to back made present ahead of their writer (region_ahead.c): the
 ** sequences' record blocks of 64 KiB and more that no other thread made present (sequence.c)
-** have their pages made present (madvise MADV_POPULATE_WRITE, which writes no byte, through
+** and the JSON importer's aux words (imp->aux, reserved for the file) have their pages made present (madvise MADV_POPULATE_WRITE, which writes no byte, through
 ** tables/prefault.c's trak__ahead_to) a bounded distance past the importer's write position, by
 ** the import's decoding thread after each batch (read/pipeline.c), so that the kernel zeroes
 ** their fresh pages there and not on the importer's thread. TRAK_BLOCKS_AHEAD=0 turns it off.
@@ -31,6 +31,13 @@ trak_region_ahead *trak__region_ahead_new(size_t lead);
 ** not fit in the slots is left out. r NULL accepted. Can't fail. */
 void trak__region_ahead_track(trak_region_ahead *r, const void *old, void *base, size_t bytes,
                               size_t skip, const uint32_t *used);
+/* The writer's thread: as trak__region_ahead_track(r, NULL, base, bytes, 0, NULL) for an array of
+** 8-byte words whose write position is *words words from base. Can't fail. */
+void trak__region_ahead_track_words(trak_region_ahead *r, void *base, size_t bytes,
+                                    const size_t *words);
+/* The writer's thread, before region `base` moves or is freed: once it returns (it may wait for
+** a call under way), nothing of it is made present any more. r NULL accepted. */
+void trak__region_ahead_drop(trak_region_ahead *r, const void *base);
 /* The writer's thread, after each batch: publishes the regions and their write positions to the
 ** other thread, unless it is making pages present just now (the next call will). r NULL
 ** accepted. Can't fail. */

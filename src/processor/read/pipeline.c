@@ -37,6 +37,12 @@
 /* the record blocks of 64 KiB and more are made present this many bytes past the importer's
 ** write position in each (import/region_ahead.h) */
 #define BLOCKS_LEAD (64u << 10)
+/* such a JSON file also has the importer's aux words (imp->aux) reserved, one per AUX_BYTES of it,
+** and made present ahead of their writes like the record blocks, until fewer than AUX_MARGIN
+** words are left in the reserve: a batch of PIECE bytes adds fewer words than it has bytes, so
+** the array never moves (trak__grow) while the decoding thread may be making its pages present */
+#define AUX_BYTES 16
+#define AUX_MARGIN (4 * PIECE)
 #ifndef ARGS_BYTES
 #define ARGS_BYTES 16
 #endif
@@ -79,6 +85,7 @@ struct trak_pipeline {
   /* Reading a file: the record blocks' page-ahead (imp->blocks_ahead), told the write positions
   ** after each batch applied, run by the decoding thread after each batch. NULL: none. */
   trak_region_ahead *blocks_ahead;
+  const void *aux_ahead; /* the importer's thread's: imp->aux as reserved and tracked, or NULL */
 };
 
 /* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
@@ -259,6 +266,13 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
   int args_ahead = pl->kind == TRAK_PIPE_JSON && total >= ARGS_AHEAD_FROM &&
                    !trak__args_ahead_start(t, (size_t)(total / ARGS_BYTES));
   trak_region_ahead *blocks_ahead = trak__region_ahead_new(BLOCKS_LEAD);
+  trak_importer *imp = p->imp;
+  if (blocks_ahead && pl->kind == TRAK_PIPE_JSON && total >= ARGS_AHEAD_FROM) {
+    trak__grow((void **)&imp->aux.v, &imp->aux.cap, (size_t)(total / AUX_BYTES), sizeof *imp->aux.v);
+    trak__region_ahead_track_words(blocks_ahead, imp->aux.v, imp->aux.cap * sizeof *imp->aux.v,
+                                   &imp->aux.n);
+    pl->aux_ahead = imp->aux.v;
+  }
   pthread_mutex_lock(&pl->mu);
   if (args_ahead) pl->args_ahead = t->args.ahead;
   if (blocks_ahead && !pl->blocks_ahead) p->imp->blocks_ahead = pl->blocks_ahead = blocks_ahead;
@@ -280,7 +294,11 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     if (done) break;
     trak__stream_apply_batch(p, &pl->slot[i]);
     if (pl->args_ahead) trak__ahead_job_tell(pl->args_ahead, t->args.n);
-    trak__region_ahead_tell(p->imp->blocks_ahead);
+    if (pl->aux_ahead && (imp->aux.v != pl->aux_ahead || imp->aux.cap - imp->aux.n < AUX_MARGIN)) {
+      trak__region_ahead_drop(pl->blocks_ahead, pl->aux_ahead); /* before it may move */
+      pl->aux_ahead = NULL;
+    }
+    trak__region_ahead_tell(imp->blocks_ahead);
     uint64_t in = pl->slot[i].bytes_in;
     const uint8_t *at = pl->slot[i].data; /* in the map, or a copy fed before the reading */
     if (m && at >= m->data && at < m->data + m->size)
