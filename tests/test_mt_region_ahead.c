@@ -30,14 +30,6 @@
 #define BYTES (2u << 20)
 #define LEAD (64u << 10)
 
-/* Whether the page holding `p` is in memory. */
-static int resident(const void *p) {
-  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  unsigned char v = 0;
-  assert_int_equal(mincore((void *)((uintptr_t)p & ~(page - 1)), page, &v), 0);
-  return v & 1;
-}
-
 static void *map(size_t n) {
   void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(m != MAP_FAILED);
@@ -107,19 +99,19 @@ static void test_no_further_than_lead(void **state) {
   trak__region_ahead_tell(r);
   size_t made = trak__region_ahead_idle(r);
   assert_true(made >= 100000 + LEAD);
-  assert_true(resident(a) && resident(a + 100000 + LEAD - 1) && resident(b + LEAD - 1));
-  assert_false(resident(a + 100000 + LEAD + 8192) || resident(b + LEAD + 8192));
+  assert_true(tu_resident(a) && tu_resident(a + 100000 + LEAD - 1) && tu_resident(b + LEAD - 1));
+  assert_false(tu_resident(a + 100000 + LEAD + 8192) || tu_resident(b + LEAD + 8192));
   trak__region_ahead_track(r, a, NULL, 0, 0, NULL); /* a is done with */
   ua = ub = 500000;
   trak__region_ahead_tell(r);
   trak__region_ahead_idle(r);
-  assert_false(resident(a + 500000)); /* dropped */
-  assert_true(resident(b + 500000 + LEAD - 1));
+  assert_false(tu_resident(a + 500000)); /* dropped */
+  assert_true(tu_resident(b + 500000 + LEAD - 1));
   ub = 1000000;
   trak__region_ahead_tell(r);
   trak__region_ahead_stop(r);
   assert_int_equal(trak__region_ahead_idle(r), 0);
-  assert_false(resident(b + 1000000));
+  assert_false(tu_resident(b + 1000000));
   trak__region_ahead_free(r);
   setenv("TRAK_BLOCKS_AHEAD", "0", 1);
   assert_null(trak__region_ahead_new(LEAD));

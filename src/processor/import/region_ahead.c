@@ -125,7 +125,6 @@ void trak__region_ahead_stop(trak_region_ahead *r) {
 
 void trak__region_ahead_free(trak_region_ahead *r) {
   if (!r) return;
-  trak__region_ahead_stop(r);
   pthread_mutex_destroy(&r->mu);
   free(r);
 }

@@ -49,7 +49,7 @@ size_t trak__region_ahead_idle(trak_region_ahead *r);
 /* Any thread: once it returns, nothing more is made present (a call under way has ended), and
 ** the regions may be freed. NULL accepted. */
 void trak__region_ahead_stop(trak_region_ahead *r);
-/* Stops and frees r (NULL accepted). */
+/* Frees r (NULL accepted), which the other thread calls no more. */
 void trak__region_ahead_free(trak_region_ahead *r);
 
 /* Bytes made present by every region page-ahead of the process so far (for the tests). */
