@@ -116,10 +116,15 @@ size_t trak__region_ahead_idle(trak_region_ahead *r) {
   return made;
 }
 
+uint64_t trak__region_ahead_total(void) {
+  return atomic_load_explicit(&total, memory_order_relaxed);
+}
+
 void trak__region_ahead_stop(trak_region_ahead *r) {
   if (!r) return;
   pthread_mutex_lock(&r->mu);
   r->on = 0;
+  r->n_pub = 0; /* nothing is left to make present */
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -127,8 +132,4 @@ void trak__region_ahead_free(trak_region_ahead *r) {
   if (!r) return;
   pthread_mutex_destroy(&r->mu);
   free(r);
-}
-
-uint64_t trak__region_ahead_total(void) {
-  return atomic_load_explicit(&total, memory_order_relaxed);
 }
