@@ -22,17 +22,10 @@
 #include <cmocka.h>
 
 #include "processor/tables/prefault.h"
+#include "testutil.h"
 
 #define ROWS (1u << 20)
 #define AHEAD (1u << 15)
-
-/* Whether the page holding `p` is in memory. */
-static int resident(const void *p) {
-  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-  unsigned char v = 0;
-  assert_int_equal(mincore((void *)((uintptr_t)p & ~(page - 1)), page, &v), 0);
-  return v & 1;
-}
 
 /* The other thread: makes the columns present up to AHEAD rows past what the writer says it has
 ** written, as the merge threads do between their batches, until the writer is done. */
@@ -97,10 +90,10 @@ static void test_no_further_than_asked(void **state) {
   trak_ahead ah;
   trak__ahead_init(&ah, cols, 1, ROWS);
   if (!trak__ahead_to(&ah, AHEAD, 0)) /* (a kernel without MADV_POPULATE_WRITE does nothing) */
-    assert_true(resident(&a[AHEAD - 1]));
+    assert_true(tu_resident(&a[AHEAD - 1]));
   size_t past = 0;
   for (size_t r = AHEAD + 4096; r < ROWS; r += 512)
-    past += (size_t)resident(&a[r]);
+    past += (size_t)tu_resident(&a[r]);
   assert_int_equal(past, 0);
   free(a);
 }
@@ -122,13 +115,13 @@ static void test_ahead_to_steps(void **state) {
     return;
   }
   /* a's 4 pages are present (4 pages >= step); b's half page is under the step: not yet */
-  assert_true(resident(&a[4 * page / 8 - 1]));
-  assert_false(resident(&a[4 * page / 8 + page / 8]));
-  assert_false(resident(b));
+  assert_true(tu_resident(&a[4 * page / 8 - 1]));
+  assert_false(tu_resident(&a[4 * page / 8 + page / 8]));
+  assert_false(tu_resident(b));
   trak__ahead_to(&ah, 5 * page / 8, 2 * page); /* a: one page more, under the step: waits */
-  assert_false(resident(&a[4 * page / 8 + page / 8]));
+  assert_false(tu_resident(&a[4 * page / 8 + page / 8]));
   trak__ahead_to(&ah, rows, 2 * page); /* the last row: everything, whatever the step */
-  assert_true(resident(&a[rows - 1]) && resident(b) && resident(&b[rows - 1]));
+  assert_true(tu_resident(&a[rows - 1]) && tu_resident(b) && tu_resident(&b[rows - 1]));
   assert_int_equal(ah.done[0], rows * 8);
   munmap(a, rows * 8), munmap(b, rows);
 }
@@ -198,7 +191,7 @@ static void test_recycle_moves_spares_onto_columns(void **state) {
   assert_int_equal(ah.done[0], at + bp * page - (uintptr_t)a);
   assert_int_equal(*(const uint8_t *)at, 0xab);
   assert_int_equal(((const uint8_t *)at)[bp * page - 1], 0xab);
-  assert_true(resident((const void *)at));
+  assert_true(tu_resident((const void *)at));
   for (size_t r = 0; r < written; r++)
     assert_true(a[r] == (int64_t)r && late[r] == (int64_t)r);
   for (size_t r = 0; r < rows; r++)

@@ -1,11 +1,13 @@
 /*
 ** Helpers shared by the cmocka tests (see testutil.h).
 */
+#define _DEFAULT_SOURCE /* mincore */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -23,6 +25,13 @@ void tu_temp_file(char *path) {
   int fd = mkstemp(path);
   if (fd < 0) fail_msg("cannot create a file from %s", path);
   close(fd);
+}
+
+int tu_resident(const void *p) {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  unsigned char v = 0;
+  if (mincore((void *)((uintptr_t)p & ~(page - 1)), page, &v)) fail_msg("mincore of %p fails", p);
+  return v & 1;
 }
 
 void tu_write_temp(char *path, const void *data, size_t len) {

@@ -23,6 +23,9 @@ char *tu_read_file(const char *path, size_t *len);
 ** fails the test if it can't. */
 void tu_temp_file(char *path);
 
+/* Whether the page holding `p` (mapped) is in memory (mincore); fails the test if it can't tell. */
+int tu_resident(const void *p);
+
 /* Creates a file from the mkstemp template `path` (rewritten in place to its name) holding the
 ** `len` bytes at `data`; fails the test if it can't. */
 void tu_write_temp(char *path, const void *data, size_t len);

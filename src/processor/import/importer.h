@@ -133,6 +133,9 @@ typedef struct trak_importer {
   ** thread (read/pipeline.c's decoding thread), or NULL: sequence.c maps its own when the pool
   ** has none ready (util/block_pool.h). */
   struct trak_block_pool *blocks;
+  /* The record blocks of 64 KiB and more not from `blocks`, made present ahead of their writes
+  ** by the same thread while it reads the file (import/region_ahead.h), or NULL. */
+  struct trak_region_ahead *blocks_ahead;
 
   /* ---- owned by json/ */
   uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */

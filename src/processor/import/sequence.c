@@ -4,12 +4,14 @@
 ** What fills the interned tables from a packet's InternedData is protobuf's business
 ** (proto/interned_data.c); JSON traces use sequences only for their record lists.
 */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "processor/import/importer.h"
+#include "processor/import/region_ahead.h"
 #include "processor/import/sequence_put.h"
 #include "processor/util/block_pool.h"
 #include "util/limits.h"
@@ -130,6 +132,10 @@ void trak__block_free(trak_ev_block *b) {
     free(b);
 }
 
+/* Blocks of this many bytes or more are made present ahead of their writes (imp->blocks_ahead);
+** smaller ones mostly lie in pages of the heap already present. */
+#define AHEAD_FROM (64u << 10)
+
 /* The next block of `seq`: twice the last one's size, up to TRAK_EV_BLOCK_BYTES. Returns NULL
 ** (reported and counted) past the import's memory bound or when memory runs out. */
 __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *imp,
@@ -154,8 +160,10 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
     return NULL;
   }
   trak_ev_block *b;
+  int present = 0; /* its pages were made present by another thread */
   if (cap == TRAK_EV_BLOCK_BYTES) {
     void *mem = trak__block_pool_take(imp->blocks); /* made present on the decoding thread */
+    present = mem != NULL;
     if (!mem) {
       mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (mem != MAP_FAILED) madvise(mem, bytes, MADV_NOHUGEPAGE); /* as the pool's; a hint */
@@ -171,6 +179,10 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
     return NULL;
   }
   imp->record_bytes += bytes;
+  if (imp->blocks_ahead) /* this block, in the last one's place */
+    trak__region_ahead_track(imp->blocks_ahead, seq->tail,
+                             cap >= AHEAD_FROM && !present ? (void *)b : NULL, bytes,
+                             offsetof(trak_ev_block, data), &b->used);
   b->next = NULL;
   b->used = 0;
   b->cap = cap;

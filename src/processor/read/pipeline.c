@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/import/region_ahead.h"
 #include "processor/read/pipeline.h"
 #include "processor/tables/prefault.h"
 #include "processor/util/block_pool.h"
@@ -33,6 +34,15 @@
 #ifndef ARGS_AHEAD_FROM
 #define ARGS_AHEAD_FROM (16u << 20)
 #endif
+/* the record blocks of 64 KiB and more are made present this many bytes past the importer's
+** write position in each (import/region_ahead.h) */
+#define BLOCKS_LEAD (64u << 10)
+/* such a JSON file also has the importer's aux words (imp->aux) reserved, one per AUX_BYTES of it,
+** and made present ahead of their writes like the record blocks, until fewer than AUX_MARGIN
+** words are left in the reserve: a batch of PIECE bytes adds fewer words than it has bytes, so
+** the array never moves (trak__grow) while the decoding thread may be making its pages present */
+#define AUX_BYTES 16
+#define AUX_MARGIN (4 * PIECE)
 #ifndef ARGS_BYTES
 #define ARGS_BYTES 16
 #endif
@@ -72,6 +82,10 @@ struct trak_pipeline {
   /* JSON files read: the args columns' page-ahead (the tables' t->args.ahead), told the rows
   ** after each batch applied, run by the decoding thread after each batch. NULL: none. */
   trak_ahead_job *args_ahead;
+  /* Reading a file: the record blocks' page-ahead (imp->blocks_ahead), told the write positions
+  ** after each batch applied, run by the decoding thread after each batch. NULL: none. */
+  trak_region_ahead *blocks_ahead;
+  const void *aux_ahead; /* the importer's thread's: imp->aux as reserved and tracked, or NULL */
 };
 
 /* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
@@ -159,10 +173,12 @@ static void *decode_main(void *arg) {
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_DECODED;
     pthread_cond_signal(&pl->decoded);
+    trak_region_ahead *blocks_ahead = pl->blocks_ahead; /* set under mu */
     pthread_mutex_unlock(&pl->mu);
     i = (i + 1) % SLOTS;
     if (pl->pool) trak__block_pool_fill(pl->pool);
     if (pl->args_ahead) trak__ahead_job_idle(pl->args_ahead);
+    if (blocks_ahead) trak__region_ahead_idle(blocks_ahead);
   }
 }
 
@@ -249,8 +265,19 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
   trak_tables *t = p->imp->tables;
   int args_ahead = pl->kind == TRAK_PIPE_JSON && total >= ARGS_AHEAD_FROM &&
                    !trak__args_ahead_start(t, (size_t)(total / ARGS_BYTES));
+  trak_region_ahead *blocks_ahead = trak__region_ahead_new(BLOCKS_LEAD);
+  trak_importer *imp = p->imp;
+  if (blocks_ahead && pl->kind == TRAK_PIPE_JSON && total >= ARGS_AHEAD_FROM) {
+    trak__grow((void **)&imp->aux.v, &imp->aux.cap, (size_t)(total / AUX_BYTES), sizeof *imp->aux.v);
+    trak__region_ahead_track_words(blocks_ahead, imp->aux.v, imp->aux.cap * sizeof *imp->aux.v,
+                                   &imp->aux.n);
+    pl->aux_ahead = imp->aux.v;
+  }
   pthread_mutex_lock(&pl->mu);
   if (args_ahead) pl->args_ahead = t->args.ahead;
+  if (blocks_ahead && !pl->blocks_ahead) p->imp->blocks_ahead = pl->blocks_ahead = blocks_ahead;
+  else
+    trak__region_ahead_free(blocks_ahead); /* a second read keeps the first one's */
   pl->fed = p->fed, pl->bytes_in = p->imp->bytes_in, pl->bytes_plain = p->imp->bytes_plain;
   pl->src = f; /* the decoding thread fills the FREE slots from slot pl->fill on */
   pl->map = m;
@@ -267,6 +294,11 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     if (done) break;
     trak__stream_apply_batch(p, &pl->slot[i]);
     if (pl->args_ahead) trak__ahead_job_tell(pl->args_ahead, t->args.n);
+    if (pl->aux_ahead && (imp->aux.v != pl->aux_ahead || imp->aux.cap - imp->aux.n < AUX_MARGIN)) {
+      trak__region_ahead_drop(pl->blocks_ahead, pl->aux_ahead); /* before it may move */
+      pl->aux_ahead = NULL;
+    }
+    trak__region_ahead_tell(imp->blocks_ahead);
     uint64_t in = pl->slot[i].bytes_in;
     const uint8_t *at = pl->slot[i].data; /* in the map, or a copy fed before the reading */
     if (m && at >= m->data && at < m->data + m->size)
@@ -285,6 +317,8 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     }
   }
   pl->fill = pl->apply;
+  trak__region_ahead_stop(pl->blocks_ahead); /* the blocks may be freed from now on */
+  p->imp->blocks_ahead = NULL;
   if (pl->kind == TRAK_PIPE_JSON) p->plain_offset += pl->fed - p->fed; /* as plain_dispatch */
   p->fed = pl->fed, p->imp->bytes_in = pl->bytes_in, p->imp->bytes_plain = pl->bytes_plain;
   free(pl->buf);
@@ -305,6 +339,7 @@ static void stop(trak_pipeline *pl) {
 static void release(trak_pipeline *pl) {
   pl->p->imp->blocks = NULL;
   if (pl->args_ahead) trak__args_ahead_end(pl->p->imp->tables);
+  trak__region_ahead_free(pl->blocks_ahead);
   trak__block_pool_free(pl->pool);
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);
