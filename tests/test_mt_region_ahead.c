@@ -4,7 +4,8 @@
 ** present no further than `lead` past the position last told, every byte written reads back, a
 ** region replaced or dropped is left alone, and a generated JSON trace large enough for blocks of
 ** 64 KiB and more imports to the same tables with one thread and two (and with the page-ahead off,
-** TRAK_BLOCKS_AHEAD=0), the page-ahead having run with two only. A test_mt_* test: under
+** TRAK_BLOCKS_AHEAD=0), the page-ahead having run with two only; so does one whose aux words
+** outgrow the reserve made for them (their page-ahead dropped first). A test_mt_* test: under
 ** ThreadSanitizer it also checks that the two threads share no unguarded state.
 */
 #define _DEFAULT_SOURCE /* mincore, MAP_ANONYMOUS */
@@ -154,11 +155,39 @@ static void test_json_import_same_tables(void **state) {
   unlink(js), unlink(d1), unlink(d2), unlink(d3);
 }
 
+/* A JSON trace of 17 MiB whose complete events, each with thread time, add an aux word per 13
+** bytes of text or so, more than the one per 16 reserved for the file: the aux words' page-ahead
+** is dropped before they outgrow the reserve and move, and the tables are the same on one thread
+** and two. */
+static void test_aux_past_its_reserve(void **state) {
+  (void)state;
+  char js[] = "/tmp/trak_mt_region_aux_XXXXXX", d1[] = "/tmp/trak_mt_region_a1_XXXXXX",
+       d2[] = "/tmp/trak_mt_region_a2_XXXXXX";
+  tu_temp_file(js), tu_temp_file(d1), tu_temp_file(d2);
+  FILE *f = fopen(js, "w");
+  assert_non_null(f);
+  unsigned events = 0;
+  fputc('[', f);
+  for (long bytes = 1; bytes < (17L << 20); events++)
+    bytes += fprintf(f, "%s{\"ph\":\"X\",\"ts\":%u,\"dur\":1,\"tts\":%u,\"tdur\":1,\"pid\":1}",
+                     events ? ",\n" : "", 2 * events, events);
+  fputs("]\n", f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(import_export(js, "1", d1), 0);
+  assert_true(import_export(js, "2", d2) > 0);
+  assert_same_file(d1, d2);
+  char sql[96];
+  snprintf(sql, sizeof sql, "select count(*) = %u and max(thread_dur) = 1000 from slice", events);
+  assert_int_equal(tu_query_int(js, sql), 1);
+  unlink(js), unlink(d1), unlink(d2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bytes_written_stay),
       cmocka_unit_test(test_no_further_than_lead),
       cmocka_unit_test(test_json_import_same_tables),
+      cmocka_unit_test(test_aux_past_its_reserve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
