@@ -140,30 +140,31 @@ typedef struct gather_part {
 ** as a whole, in another order), so each copy would wait for a cache miss without it. */
 #define GATHER_AHEAD 32
 
-/* out[i] = in[src[i]] for rows [lo, hi) of T values, the source GATHER_AHEAD rows on fetched
-** ahead while there is one. */
-#define GATHER_LOOP(T)                                                                             \
-  do {                                                                                             \
-    const T *in = g->in;                                                                           \
-    T *o = g->out;                                                                                 \
-    uint32_t i = g->lo, ahead = g->hi - g->lo > GATHER_AHEAD ? g->hi - GATHER_AHEAD : g->lo;       \
-    for (; i < ahead; i++) {                                                                       \
-      __builtin_prefetch(&in[src[i + GATHER_AHEAD]]);                                              \
-      o[i] = in[src[i]];                                                                           \
-    }                                                                                              \
-    for (; i < g->hi; i++)                                                                         \
-      o[i] = in[src[i]];                                                                           \
-  } while (0)
+/* out[i] = in[src[i]] for rows [lo, hi) of `size`-byte values, the source GATHER_AHEAD rows on
+** fetched ahead while there is one. Inlined with a constant `size`: each copy is one load and
+** one store. */
+static inline __attribute__((always_inline)) void gather_sized(const gather_part *g,
+                                                               size_t size) {
+  const uint8_t *in = g->in;
+  const uint32_t *src = g->src;
+  uint8_t *o = g->out;
+  uint32_t i = g->lo, ahead = g->hi - g->lo > GATHER_AHEAD ? g->hi - GATHER_AHEAD : g->lo;
+  for (; i < ahead; i++) {
+    __builtin_prefetch(in + (size_t)src[i + GATHER_AHEAD] * size);
+    memcpy(o + (size_t)i * size, in + (size_t)src[i] * size, size);
+  }
+  for (; i < g->hi; i++)
+    memcpy(o + (size_t)i * size, in + (size_t)src[i] * size, size);
+}
 
 static void *gather_rows(void *arg) {
   const gather_part *g = arg;
-  const uint32_t *src = g->src;
   if (g->size == 8)
-    GATHER_LOOP(uint64_t);
+    gather_sized(g, 8);
   else if (g->size == 4)
-    GATHER_LOOP(uint32_t);
+    gather_sized(g, 4);
   else
-    GATHER_LOOP(uint8_t);
+    gather_sized(g, 1);
   return NULL;
 }
 
@@ -175,24 +176,11 @@ typedef struct args_col {
 
 /* 1 when the `n` (> 0) values of `size` bytes from `p` are all the same bytes (a value column
 ** that no row sets, e.g. real_value in most JSON traces, holding 0 in every row), 0 otherwise:
-** it need not be gathered. A column that is not stops the scan at its first 4,096 rows, mostly. */
-#define UNIFORM_LOOP(T)                                                                            \
-  do {                                                                                             \
-    const T *v = p, first = v[0];                                                                  \
-    T diff = 0;                                                                                    \
-    for (size_t i = 0; i < n; i += 4096) {                                                         \
-      size_t end = n - i > 4096 ? i + 4096 : n;                                                    \
-      for (size_t j = i; j < end; j++)                                                             \
-        diff |= v[j] ^ first;                                                                      \
-      if (diff) return 0;                                                                          \
-    }                                                                                              \
-    return 1;                                                                                      \
-  } while (0)
-
+** it need not be gathered. Each value equals the next one exactly when the column equals itself
+** shifted by one value; memcmp stops at the first byte that differs, mostly early in a column
+** that is not uniform. */
 static int uniform(const void *p, size_t size, size_t n) {
-  if (size == 8) UNIFORM_LOOP(uint64_t);
-  if (size == 4) UNIFORM_LOOP(uint32_t);
-  UNIFORM_LOOP(uint8_t);
+  return !memcmp(p, (const uint8_t *)p + size, (n - 1) * size);
 }
 
 /* Gathers the `n` rows of column `c` as `src` says into *spare (room for `cap` rows of 8 bytes),
