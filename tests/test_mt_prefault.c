@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "processor/tables/arg_value.h"
 #include "processor/tables/prefault.h"
 #include "testutil.h"
 
@@ -248,7 +249,7 @@ static void test_args_job_stops_before_a_resize(void **state) {
   for (size_t r = 0; r < rows; r++) {
     uint32_t row = trak__arg_add(&t, (uint32_t)r, (uint32_t)(r ^ 0x5a5a), (uint32_t)(r * 3),
                                  (trak_arg_type)(r % 8));
-    t.args.int_value[row] = (int64_t)(r * 7919);
+    t.args.value[row] = (uint64_t)(r * 7919); /* the word, whatever the row's type */
     if (r % 1024 == 1023) trak__ahead_job_tell(t.args.ahead, t.args.n);
     if (r == reserved + 1) { /* the push at `reserved` resized: the job is off for good */
       assert_true(t.args.cap > reserved);
@@ -262,7 +263,7 @@ static void test_args_job_stops_before_a_resize(void **state) {
   for (size_t r = 0; r < rows; r++)
     bad += t.args.arg_set_id[r] != (uint32_t)r || t.args.flat_key[r] != (uint32_t)(r ^ 0x5a5a) ||
            t.args.key[r] != (uint32_t)(r * 3) || t.args.value_type[r] != r % 8 ||
-           t.args.int_value[r] != (int64_t)(r * 7919);
+           t.args.value[r] != (uint64_t)(r * 7919);
   assert_int_equal(bad, 0);
   trak__args_ahead_end(&t);
   assert_null(t.args.ahead);
@@ -276,7 +277,7 @@ static void test_args_reserve_keeps_rows(void **state) {
   trak__tables_init(&t);
   for (uint32_t r = 0; r < 100; r++) {
     uint32_t row = trak__arg_add(&t, r, r + 1, r + 2, TRAK_ARG_REAL);
-    t.args.real_value[row] = r / 4.0;
+    trak__arg_set_real(&t, row, r / 4.0);
   }
   assert_int_equal(trak__args_reserve(&t, ROWS), 0);
   assert_int_equal(t.args.cap, ROWS);
@@ -285,7 +286,7 @@ static void test_args_reserve_keeps_rows(void **state) {
   size_t bad = 0;
   for (uint32_t r = 0; r < 100; r++)
     bad += t.args.arg_set_id[r] != r || t.args.flat_key[r] != r + 1 || t.args.key[r] != r + 2 ||
-           t.args.value_type[r] != TRAK_ARG_REAL || t.args.real_value[r] != r / 4.0;
+           t.args.value_type[r] != TRAK_ARG_REAL || trak__arg_real(&t, r) != r / 4.0;
   assert_int_equal(bad, 0);
   assert_int_equal(t.args.n, 100);
   trak__tables_free(&t);

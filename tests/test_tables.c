@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "processor/tables/arg_value.h"
 #include "processor/tables/sched_cols.h"
 #include "processor/tables/storage.h"
 #include "processor/tables/thread_state_cols.h"
@@ -177,8 +178,8 @@ static void test_push_defaults(void **state) {
   assert_int_equal(t.machine.label_index[m1], 1);
   assert_true(t.machine.num_cpus[m1] == INT64_MIN);
   uint32_t a = trak__arg_add(&t, 0, 1, 1, TRAK_ARG_REAL);
-  assert_true(t.args.real_value[a] == 0 && t.args.int_value[a] == 0);
-  assert_int_equal(t.args.string_value[a], 0);
+  assert_true(trak__arg_real(&t, a) == 0 && trak__arg_int(&t, a) == 0);
+  assert_int_equal(trak__arg_str(&t, a), 0);
   trak__tables_free(&t);
 }
 

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "processor/tables/arg_value.h"
 #include "processor/tables/sched_cols.h"
 #include "processor/tables/storage.h"
 #include "processor/tables/thread_state_cols.h"
@@ -154,11 +155,11 @@ static inline void fill(trak_tables *t, uint32_t n) {
   for (uint32_t set = 0; set < n / 10; set++) {
     uint32_t first = (uint32_t)t->args.n;
     for (uint32_t k = 0, nk = 1 + rnd(3); k < nk; k++) {
-      uint32_t a = trak__arg_add(t, first, ids[rnd(8)], ids[rnd(8)],
-                                 (trak_arg_type)(k == 0 ? TRAK_ARG_INT : rnd(7)));
-      t->args.int_value[a] = big[rnd(6)];
-      t->args.string_value[a] = ids[rnd(8)];
-      t->args.real_value[a] = rnd(10) / 3.0;
+      trak_arg_type type = (trak_arg_type)(k == 0 ? TRAK_ARG_INT : rnd(7));
+      uint32_t a = trak__arg_add(t, first, ids[rnd(8)], ids[rnd(8)], type);
+      int64_t i = big[rnd(6)];
+      uint32_t s = ids[rnd(8)];
+      t->args.value[a] = trak__arg_word(type, i, rnd(10) / 3.0, s); /* the type's value kept */
     }
   }
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "processor/analysis/analysis.h"
+#include "processor/tables/arg_value.h"
 #include "util/wrapping.h"
 
 enum {
@@ -164,9 +165,9 @@ static void add_arg(trak_tables *t, uint32_t set, const char *key, trak_arg_type
   uint32_t k = intern(t, key);
   uint32_t row = trak__arg_add(t, set, k, k, type);
   if (type == TRAK_ARG_STRING)
-    t->args.string_value[row] = s;
+    trak__arg_set_str(t, row, s);
   else
-    t->args.int_value[row] = i;
+    trak__arg_set_int(t, row, i);
 }
 
 /* The args of one annotation slice: its metric, source and alert. */

@@ -9,6 +9,7 @@
 
 #include "processor/export/ftrace_text.h"
 #include "processor/processor_internal.h"
+#include "processor/tables/arg_value.h"
 #include "processor/tables/sched_cols.h"
 #include "processor/util/task_state.h"
 
@@ -280,7 +281,7 @@ static void put_string(const trak_ftrace_text *x, const char *s, size_t n) {
 /* The value at args row `row` by its type. */
 static void put_default(const trak_ftrace_text *x, uint32_t row) {
   const trak_tables *t = x->t;
-  int64_t i = t->args.int_value[row];
+  int64_t i = trak__arg_int(t, row);
   switch ((trak_arg_type)t->args.value_type[row]) {
   case TRAK_ARG_INT:
     trak__textbuf_printf(x->b, "%" PRId64, i);
@@ -293,11 +294,11 @@ static void put_default(const trak_ftrace_text *x, uint32_t row) {
     trak__textbuf_printf(x->b, "%s", i ? "true" : "false");
     break;
   case TRAK_ARG_REAL:
-    trak__textbuf_printf(x->b, "%.16g", t->args.real_value[row]);
+    trak__textbuf_printf(x->b, "%.16g", trak__arg_real(t, row));
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
-    const char *s = str(t, t->args.string_value[row]);
+    const char *s = str(t, trak__arg_str(t, row));
     put_string(x, s, strlen(s));
     break;
   }
@@ -325,9 +326,9 @@ static void put_state(const trak_ftrace_text *x, uint64_t raw) {
 
 static void put_value(const trak_ftrace_text *x, uint32_t row, fmt f) {
   const trak_tables *t = x->t;
-  uint64_t u = (uint64_t)t->args.int_value[row];
+  uint64_t u = (uint64_t)trak__arg_int(t, row);
   int is_string = t->args.value_type[row] == TRAK_ARG_STRING;
-  const char *s = is_string ? str(t, t->args.string_value[row]) : "";
+  const char *s = is_string ? str(t, trak__arg_str(t, row)) : "";
   /* A string where a number is laid out (workqueue_queue_work's workqueue, a name since the
   ** kernel sends one) is written as is: Perfetto writes its string pool id there. */
   if (is_string && f != F_KFN && f != F_HEXBUF && f != F_PRINT) f = F_DEF;
@@ -403,7 +404,7 @@ static void put_value(const trak_ftrace_text *x, uint32_t row, fmt f) {
 static void put_arg(const trak_ftrace_text *x, uint32_t row, const char *key, fmt f) {
   trak__textbuf_printf(x->b, " %s=", key);
   if (!strcmp(key, "gfp_flags"))
-    put_gfp(x, (uint64_t)x->t->args.int_value[row]);
+    put_gfp(x, (uint64_t)trak__arg_int(x->t, row));
   else
     put_value(x, row, f);
 }

@@ -25,6 +25,7 @@
 #include "util/utf8.h"
 #include "util/wrapping.h"
 #include "processor/processor_internal.h"
+#include "processor/tables/arg_value.h"
 #include "processor/tables/sched_cols.h"
 #include "processor/tables/thread_state_cols.h"
 
@@ -103,29 +104,29 @@ static void put_arg_value(out *o, uint32_t row) {
   FILE *f = o->f;
   switch ((trak_arg_type)t->args.value_type[row]) {
   case TRAK_ARG_INT:
-    fprintf(f, "%" PRId64, t->args.int_value[row]);
+    fprintf(f, "%" PRId64, trak__arg_int(t, row));
     break;
   case TRAK_ARG_UINT:
-    fprintf(f, "%" PRIu64, (uint64_t)t->args.int_value[row]);
+    fprintf(f, "%" PRIu64, (uint64_t)trak__arg_int(t, row));
     break;
   case TRAK_ARG_BOOL:
-    fputs(t->args.int_value[row] ? "true" : "false", f);
+    fputs(trak__arg_int(t, row) ? "true" : "false", f);
     break;
   case TRAK_ARG_POINTER:
-    fprintf(f, "\"0x%" PRIx64 "\"", (uint64_t)t->args.int_value[row]);
+    fprintf(f, "\"0x%" PRIx64 "\"", (uint64_t)trak__arg_int(t, row));
     break;
   case TRAK_ARG_REAL:
-    if (isfinite(t->args.real_value[row])) {
+    if (isfinite(trak__arg_real(t, row))) {
       /* With a point, so that it reads back as a real, not an integer. */
       char num[40];
-      snprintf(num, sizeof num, "%.17g", t->args.real_value[row]);
+      snprintf(num, sizeof num, "%.17g", trak__arg_real(t, row));
       fprintf(f, "%s%s", num, strpbrk(num, ".eE") ? "" : ".0");
     } else
       fputs("null", f);
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON:
-    put_str(f, t->args.string_value[row] ? trak__str(&t->strings, t->args.string_value[row]) : "");
+    put_str(f, trak__arg_str(t, row) ? trak__str(&t->strings, trak__arg_str(t, row)) : "");
     break;
   default:
     fputs("null", f);
@@ -198,11 +199,11 @@ static void metadata_args(out *o, uint32_t set, int64_t pid, const scope *thread
     uint8_t type = t->args.value_type[row];
     if (!strcmp(key, hint) && type == TRAK_ARG_INT) {
       begin_metadata(o, thread ? "thread_sort_index" : "process_sort_index", pid, thread);
-      fprintf(o->f, "\"sort_index\":%" PRId64 "}}", t->args.int_value[row]);
+      fprintf(o->f, "\"sort_index\":%" PRId64 "}}", trak__arg_int(t, row));
     } else if (!thread && !strcmp(flat, "chrome.process_label") && type == TRAK_ARG_STRING &&
                (lf || (lf = open_memstream(&labels, &len)))) {
       if (ftell(lf)) fputc(',', lf);
-      fputs(trak__str(&t->strings, t->args.string_value[row]), lf);
+      fputs(trak__str(&t->strings, trak__arg_str(t, row)), lf);
     }
   }
   if (!lf) return;

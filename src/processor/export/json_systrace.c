@@ -12,6 +12,7 @@
 #include "processor/export/ftrace_text.h"
 #include "processor/export/json_systrace.h"
 #include "processor/processor_internal.h"
+#include "processor/tables/arg_value.h"
 #include "processor/tables/sched_cols.h"
 #include "processor/util/systrace_write.h"
 #include "util/kernel_marker.h"
@@ -33,7 +34,7 @@ static uint32_t arg_row(const line *l, const char *key) {
 
 static int64_t int_arg(const line *l, const char *key, int64_t absent) {
   uint32_t row = arg_row(l, key);
-  return row == TRAK_NULL_U32 ? absent : l->t->args.int_value[row];
+  return row == TRAK_NULL_U32 ? absent : trak__arg_int(l->t, row);
 }
 
 /* Events whose Perfetto layout the systrace parsers would read back other than the trace has
@@ -68,7 +69,7 @@ static int kernel_marker(const line *l, int kind, char *out, size_t cap) {
   trak_kmark m = {0};
   uint32_t row = k->name ? arg_row(l, k->name) : TRAK_NULL_U32;
   if (row != TRAK_NULL_U32) {
-    m.name = str(l->t, l->t->args.string_value[row]);
+    m.name = str(l->t, trak__arg_str(l->t, row));
     m.name_len = strlen(m.name);
   }
   m.pid = k->pid ? int_arg(l, k->pid, 0) : 0;

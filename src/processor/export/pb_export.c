@@ -26,6 +26,7 @@
 
 #include "processor/export/pb_export.h"
 #include "processor/processor_internal.h"
+#include "processor/tables/arg_value.h"
 #include "trak/protos.h"
 #include "util/wrapping.h"
 
@@ -84,7 +85,7 @@ static void process_descriptor(pb_out *o, uint32_t upid) {
     if (t->args.value_type[row] == TRAK_ARG_STRING &&
         !strcmp(str(t, t->args.flat_key[row]), "chrome.process_label"))
       put_str_field(o->buf, TRAK_PB_ProcessDescriptor_process_labels,
-                    str(t, t->args.string_value[row]));
+                    str(t, trak__arg_str(t, row)));
   trak_pb_end_nested(o->buf, pd);
   trak_pb_end_nested(o->buf, td);
   trak_pb_end_nested(o->buf, pkt);
@@ -152,7 +153,7 @@ static void debug_annotation(pb_out *o, uint32_t row) {
       p = *end == ']' ? end + 1 : end;
     }
   }
-  int64_t i = t->args.int_value[row];
+  int64_t i = trak__arg_int(t, row);
   switch (type) {
   case TRAK_ARG_INT:
     trak_pb_put_int64(b, TRAK_PB_DebugAnnotation_int_value, i);
@@ -167,11 +168,11 @@ static void debug_annotation(pb_out *o, uint32_t row) {
     trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_pointer_value, (uint64_t)i);
     break;
   case TRAK_ARG_REAL:
-    trak_pb_put_double(b, TRAK_PB_DebugAnnotation_double_value, t->args.real_value[row]);
+    trak_pb_put_double(b, TRAK_PB_DebugAnnotation_double_value, trak__arg_real(t, row));
     break;
   case TRAK_ARG_JSON:
   case TRAK_ARG_STRING: {
-    const char *s = str(t, t->args.string_value[row]);
+    const char *s = str(t, trak__arg_str(t, row));
     trak_pb_put_string(b,
                        type == TRAK_ARG_JSON ? TRAK_PB_DebugAnnotation_legacy_json_value
                                              : TRAK_PB_DebugAnnotation_string_value,

@@ -209,7 +209,7 @@ static void gather(args_col c, int same, void **spare, const uint32_t *src, uint
 ** other core while the importer's thread places the sets: the set-id and source columns, which
 ** the placing writes in order, then the spare the first gather writes. Then the value columns
 ** whose rows are all one value are found (`same`), which the placing does not write. */
-#define VALUE_COLS 6
+#define VALUE_COLS 4
 typedef struct populate {
   void *p[3];
   size_t bytes[3];
@@ -383,11 +383,9 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   /* widest first (gather) */
   populate pop = {{r.arg_set_id, r.src, spare},
                   {t->args.n * sizeof(uint32_t), t->args.n * sizeof(uint32_t), t->args.n * 8},
-                  {{(void **)&t->args.int_value, sizeof *t->args.int_value},
-                   {(void **)&t->args.real_value, sizeof *t->args.real_value},
+                  {{(void **)&t->args.value, sizeof *t->args.value},
                    {(void **)&t->args.flat_key, sizeof *t->args.flat_key},
                    {(void **)&t->args.key, sizeof *t->args.key},
-                   {(void **)&t->args.string_value, sizeof *t->args.string_value},
                    {(void **)&t->args.value_type, sizeof *t->args.value_type}},
                   threads > 1,
                   t->args.cap >= cap ? t->args.n : 0, /* a kept column must hold `cap` rows */

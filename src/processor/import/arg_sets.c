@@ -20,19 +20,14 @@ void trak__arg_key_too_long(trak_importer *imp, const trak_arg_key *k, const cha
 
 static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
   return t->args.key[a] == t->args.key[b] && t->args.flat_key[a] == t->args.flat_key[b] &&
-         t->args.value_type[a] == t->args.value_type[b] &&
-         t->args.int_value[a] == t->args.int_value[b] &&
-         !memcmp(&t->args.real_value[a], &t->args.real_value[b], 8) &&
-         t->args.string_value[a] == t->args.string_value[b];
+         t->args.value_type[a] == t->args.value_type[b] && t->args.value[a] == t->args.value[b];
 }
 
 static void move_row(trak_tables *t, uint32_t from, uint32_t to) {
   t->args.flat_key[to] = t->args.flat_key[from];
   t->args.key[to] = t->args.key[from];
   t->args.value_type[to] = t->args.value_type[from];
-  t->args.int_value[to] = t->args.int_value[from];
-  t->args.real_value[to] = t->args.real_value[from];
-  t->args.string_value[to] = t->args.string_value[from];
+  t->args.value[to] = t->args.value[from];
 }
 
 /* The row of `set` (its first `n` rows) holding `key`, or TRAK_NULL_U32. Sets past 64 rows
@@ -103,8 +98,7 @@ uint32_t trak__args_share_prepare(trak_importer *imp, uint32_t set, uint64_t *ha
   }
   uint64_t h = n;
   for (uint32_t r = set; r < set + n; r++)
-    h = trak__arg_hash_row(h, t->args.key[r], t->args.value_type[r], t->args.int_value[r],
-                           t->args.real_value[r], t->args.string_value[r]);
+    h = trak__arg_hash_row(h, t->args.key[r], t->args.value_type[r], t->args.value[r]);
   *hash = h;
   trak__args_share_prefetch(&imp->args, h);
   return n;
@@ -142,9 +136,7 @@ uint32_t trak__args_share_finish(trak_importer *imp, uint32_t set, uint32_t n, u
 /* Appends a copy of the rows of arg set `from` to the set being built at `set`. */
 static void copy_value(trak_tables *t, uint32_t from, uint32_t to) {
   t->args.value_type[to] = t->args.value_type[from];
-  t->args.int_value[to] = t->args.int_value[from];
-  t->args.real_value[to] = t->args.real_value[from];
-  t->args.string_value[to] = t->args.string_value[from];
+  t->args.value[to] = t->args.value[from];
 }
 
 void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "processor/import/hash.h"
 #include "processor/import/sequence.h"
+#include "processor/tables/arg_value.h"
 #include "processor/tables/storage.h"
 #include "trak/pb.h"
 #include "util/limits.h"
@@ -143,15 +144,13 @@ uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t ut
 
 /* The content hash trak__args_share gives a set of `n` rows (the count after repeated keys were
 ** dropped): h = n, then h = trak__arg_hash_row(h, ...) for each row in order, over the columns
-** a share compares but flat_key (a row's flat key follows from its key). Two mixes a row, the
-** value columns folded into one word (a row holds its value in one of them; the hash only finds
-** candidates, the share compares the rows). Can't fail. */
-static inline uint64_t trak__arg_hash_row(uint64_t h, uint32_t key, uint32_t type, int64_t i,
-                                          double r, uint32_t s) {
-  uint64_t real;
-  memcpy(&real, &r, 8);
+** a share compares but flat_key (a row's flat key follows from its key). Two mixes a row: its
+** key and type, then its value word `w` (tables/arg_value.h), multiplied unless an integer (the
+** hash the three value columns gave before they were one word; it only finds candidates, the
+** share compares the rows). Can't fail. */
+static inline uint64_t trak__arg_hash_row(uint64_t h, uint32_t key, uint32_t type, uint64_t w) {
   h = trak__mix(h, (uint64_t)type << 32 | key);
-  return trak__mix(h, (uint64_t)i ^ (real ^ s) * 0x9e3779b97f4a7c15ULL);
+  return trak__mix(h, trak__arg_type_int(type) ? w : w * 0x9e3779b97f4a7c15ULL);
 }
 /* Starts loading the share map's slot for a set of hash `h` (a set is nearly always new, and
 ** the map outgrows the caches), as trak__args_share_prepare does. Can't fail. */

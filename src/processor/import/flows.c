@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "processor/import/importer.h"
+#include "processor/tables/arg_value.h"
 
 /* Adds a flow row; a flow whose id is a v1 flow's gets that flow's name and category args, as
 ** Perfetto's flow tracker looks the id up (the other ids share the space). */
@@ -49,7 +50,7 @@ uint64_t trak__flow_v1_id(trak_importer *imp, uint64_t key, uint64_t name_cat) {
     if (!values[i]) continue;
     uint32_t k = trak__strpool_intern(&t->strings, keys[i], strlen(keys[i]));
     uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_STRING);
-    t->args.string_value[row] = values[i];
+    trak__arg_set_str(t, row, values[i]);
   }
   trak_vec_push(imp->flows.v1_args, trak__args_share(imp, set));
   return imp->flows.v1_count - 1;

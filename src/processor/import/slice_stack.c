@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "processor/import/slice_stack.h"
+#include "processor/tables/arg_value.h"
 
 int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                      trak_overlap *overlap) {
@@ -109,9 +110,9 @@ static void log_arg(trak_tables *t, uint32_t set, const char *key, uint32_t str,
   uint32_t k = trak__strpool_intern(&t->strings, key, strlen(key));
   uint32_t row = trak__arg_add(t, set, k, k, str ? TRAK_ARG_STRING : TRAK_ARG_INT);
   if (str)
-    t->args.string_value[row] = str;
+    trak__arg_set_str(t, row, str);
   else
-    t->args.int_value[row] = i;
+    trak__arg_set_int(t, row, i);
 }
 
 /* The _trace_import_logs row of a spilled complete slice, with Perfetto's args: the event's

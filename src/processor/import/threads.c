@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "processor/import/importer.h"
+#include "processor/tables/arg_value.h"
 #include "processor/tables/thread_state_cols.h"
 #include "processor/util/two_threads.h"
 
@@ -428,14 +429,16 @@ typedef struct ids_args {
 
 static void *ids_args_remap(void *arg) {
   const ids_args *a = arg;
-  int64_t *value = a->t->args.int_value;
+  uint64_t *value = a->t->args.value;
   const uint32_t *keys = a->t->args.key;
+  const uint8_t *types = a->t->args.value_type;
   for (size_t r = a->lo; r < a->hi; r++) {
-    int64_t *v = &value[r];
+    uint64_t *v = &value[r]; /* an integer's word (tables/arg_value.h) is its bits */
     uint32_t key = keys[r];
-    if (key && key == a->k_utid && *v >= 0 && (size_t)*v < a->nt)
+    if (!key || (key != a->k_utid && key != a->k_upid) || !trak__arg_type_int(types[r])) continue;
+    if (key == a->k_utid && *v < a->nt)
       *v = a->umap[*v];
-    else if (key && key == a->k_upid && *v >= 0 && (size_t)*v < a->np)
+    else if (key == a->k_upid && *v < a->np)
       *v = a->pmap[*v];
   }
   return NULL;
@@ -595,15 +598,12 @@ void trak__process_args_flush(trak_importer *imp) {
     for (uint32_t r = old; old != TRAK_NULL_U32 && r < set && t->args.arg_set_id[r] == old; r++) {
       uint32_t row = trak__arg_add(t, set, t->args.flat_key[r], t->args.key[r],
                                    (trak_arg_type)t->args.value_type[r]);
-      t->args.int_value[row] = t->args.int_value[r];
-      t->args.real_value[row] = t->args.real_value[r];
-      t->args.string_value[row] = t->args.string_value[r];
+      t->args.value[row] = t->args.value[r];
     }
     for (; i < n && order[i]->upid == upid; i++) {
       const trak_owner_arg *a = order[i];
       uint32_t row = trak__arg_add(t, set, a->flat, a->key, (trak_arg_type)a->type);
-      t->args.int_value[row] = a->int_value;
-      t->args.string_value[row] = a->str;
+      t->args.value[row] = trak__arg_word(a->type, a->int_value, 0, a->str);
     }
     t->process.arg_set_id[upid] = trak__args_share(imp, set);
   }

@@ -11,6 +11,7 @@
 
 #include "processor/import/importer.h"
 #include "processor/import/memory_descriptions.h"
+#include "processor/tables/arg_value.h"
 #include "util/limits.h"
 
 static uint32_t str_id(trak_importer *imp, const char *s) {
@@ -261,13 +262,13 @@ void trak__passthrough_resolve(trak_importer *imp) {
 static void arg_str(trak_importer *imp, uint32_t set, const char *key, uint32_t value) {
   uint32_t k = str_id(imp, key);
   uint32_t row = trak__arg_add(imp->tables, set, k, k, TRAK_ARG_STRING);
-  imp->tables->args.string_value[row] = value;
+  trak__arg_set_str(imp->tables, row, value);
 }
 static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_type type,
                     int64_t value) {
   uint32_t k = str_id(imp, key);
   uint32_t row = trak__arg_add(imp->tables, set, k, k, type);
-  imp->tables->args.int_value[row] = value;
+  trak__arg_set_int(imp->tables, row, value);
 }
 
 /* A descriptor track's source args, as Perfetto's: source, trace_id (its uuid),

@@ -29,7 +29,7 @@
 **            computed columns come last in their table's list
 ** type   ID (the row id)  I64  I64N (INT64_MIN is NULL)  U32  U32N (TRAK_NULL_U32 is NULL)
 **        STR (string-pool id, 0 is NULL)  F64  BOOLN (uint8_t, 2 is NULL)  U8, U16, I32 (hidden
-**        only: a narrow value a computed column reads)
+**        only: a narrow value a computed column reads)  U64 (hidden only: the args value word)
 **        NUL (always NULL)  ARG_* (the args table's typed value columns, read by value_type)
 ** sorted 1 when values ascend with the row id as the importer appends them (binary search)
 ** init   what trak__<table>_push() writes into a new row before the appender sets its own
@@ -46,9 +46,7 @@
 #define TRAK_CTYPE_U8 uint8_t
 #define TRAK_CTYPE_U16 uint16_t /* hidden only */
 #define TRAK_CTYPE_I32 int32_t  /* hidden only */
-#define TRAK_CTYPE_ARG_INT int64_t
-#define TRAK_CTYPE_ARG_STR uint32_t
-#define TRAK_CTYPE_ARG_REAL double
+#define TRAK_CTYPE_U64 uint64_t /* hidden only */
 #define TRAK_CTYPE_ARG_TYPE uint8_t
 
 #define TRAK_NULL_U32 UINT32_MAX /* "no value" in uint32 id columns (parent_id, arg_set_id) */
@@ -203,15 +201,18 @@
 
 /* Rows of one arg set are contiguous; arg_set_id is the id of the set's first row, as in
 ** Perfetto, so the column is sorted and a set is found by binary search. value_type is a
-** trak_arg_type; the value columns read NULL unless value_type says they hold the value. */
+** trak_arg_type; a row's one value is the hidden word `value` (an integer, a real's bits or a
+** string id: tables/arg_value.h), which SQL reads as int_value, string_value or real_value by
+** value_type, the other two NULL. */
 #define TRAK_COLUMNS_args(X, T)                                                                    \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, U32, arg_set_id, "arg_set_id", 1, 0)                                                     \
   X(T, S, STR, flat_key, "flat_key", 0, 0)                                                         \
   X(T, S, STR, key, "key", 0, 0)                                                                   \
-  X(T, S, ARG_INT, int_value, "int_value", 0, 0)                                                   \
-  X(T, S, ARG_STR, string_value, "string_value", 0, 0)                                             \
-  X(T, S, ARG_REAL, real_value, "real_value", 0, 0)                                                \
+  X(T, H, U64, value, "value", 0, 0)                                                               \
+  X(T, V, ARG_INT, _, "int_value", 0, _)                                                           \
+  X(T, V, ARG_STR, _, "string_value", 0, _)                                                        \
+  X(T, V, ARG_REAL, _, "real_value", 0, _)                                                         \
   X(T, S, ARG_TYPE, value_type, "value_type", 0, 0)                                                \
   X(T, V, ARG_DISPLAY, _, "display_value", 0, _)
 

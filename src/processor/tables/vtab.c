@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "processor/tables/arg_value.h"
 #include "processor/tables/sched_cols.h"
 #include "processor/tables/thread_state_cols.h"
 #include "processor/tables/vtab.h"
@@ -172,14 +173,9 @@ int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out
 
 #define col_array trak__vt_array
 
-static int arg_is_int(uint8_t type) {
-  return type == TRAK_ARG_INT || type == TRAK_ARG_UINT || type == TRAK_ARG_POINTER ||
-         type == TRAK_ARG_BOOL;
-}
-
 static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx) {
   char buf[64];
-  int64_t v = t->args.int_value[row];
+  int64_t v = trak__arg_int(t, row);
   switch (t->args.value_type[row]) {
   case TRAK_ARG_INT:
     snprintf(buf, sizeof buf, "%" PRId64, v);
@@ -195,11 +191,11 @@ static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx
     break;
   case TRAK_ARG_REAL:
     /* As SQLite turns a REAL into TEXT, which is what Perfetto's display_value shows. */
-    sqlite3_snprintf(sizeof buf, buf, "%!.15g", t->args.real_value[row]);
+    sqlite3_snprintf(sizeof buf, buf, "%!.15g", trak__arg_real(t, row));
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
-    const char *s = trak__str(&t->strings, t->args.string_value[row]);
+    const char *s = trak__str(&t->strings, trak__arg_str(t, row));
     if (s)
       sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
     else
@@ -278,14 +274,14 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
     sqlite3_result_null(ctx);
     return;
   case VT_ARG_INT:
-    if (arg_is_int(t->args.value_type[row]))
-      sqlite3_result_int64(ctx, t->args.int_value[row]);
+    if (trak__arg_type_int(t->args.value_type[row]))
+      sqlite3_result_int64(ctx, trak__arg_int(t, row));
     else
       sqlite3_result_null(ctx);
     return;
   case VT_ARG_STR: {
     uint8_t type = t->args.value_type[row];
-    const char *s = trak__str(&t->strings, t->args.string_value[row]);
+    const char *s = trak__str(&t->strings, trak__arg_str(t, row));
     if ((type == TRAK_ARG_STRING || type == TRAK_ARG_JSON) && s)
       sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
     else
@@ -294,7 +290,7 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
   }
   case VT_ARG_REAL:
     if (t->args.value_type[row] == TRAK_ARG_REAL)
-      sqlite3_result_double(ctx, t->args.real_value[row]);
+      sqlite3_result_double(ctx, trak__arg_real(t, row));
     else
       sqlite3_result_null(ctx);
     return;

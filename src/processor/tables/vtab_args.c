@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/tables/arg_value.h"
 #include "processor/tables/vtab_scan.h"
 
 void trak__arg_value(const trak_tables *t, int64_t set, uint32_t key, trak_arg_val *out) {
@@ -20,16 +21,16 @@ void trak__arg_value(const trak_tables *t, int64_t set, uint32_t key, trak_arg_v
     switch (t->args.value_type[row]) {
     case TRAK_ARG_STRING:
     case TRAK_ARG_JSON:
-      out->s = trak__str(&t->strings, t->args.string_value[row]);
+      out->s = trak__str(&t->strings, trak__arg_str(t, row));
       if (out->s) out->type = SQLITE_TEXT;
       return;
     case TRAK_ARG_REAL:
-      out->d = t->args.real_value[row], out->type = SQLITE_FLOAT;
+      out->d = trak__arg_real(t, row), out->type = SQLITE_FLOAT;
       return;
     case TRAK_ARG_NULL:
       return;
     default:
-      out->i = t->args.int_value[row], out->type = SQLITE_INTEGER;
+      out->i = trak__arg_int(t, row), out->type = SQLITE_INTEGER;
       return;
     }
   }

@@ -8,6 +8,7 @@
 
 #include "processor/import/ftrace/ftrace_internal.h"
 #include "processor/import/hash.h"
+#include "processor/tables/arg_value.h"
 #include "processor/tables/sched_cols.h"
 
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s) {
@@ -22,22 +23,22 @@ uint32_t trak__ftrace_args_begin(trak_importer *imp) {
 
 void trak__ftrace_arg_int(trak_importer *imp, uint32_t set, uint32_t key, int64_t v) {
   uint32_t row = trak__arg_add(imp->tables, set, key, key, TRAK_ARG_INT);
-  imp->tables->args.int_value[row] = v;
+  trak__arg_set_int(imp->tables, row, v);
 }
 
 void trak__ftrace_arg_uint(trak_importer *imp, uint32_t set, uint32_t key, uint64_t v) {
   uint32_t row = trak__arg_add(imp->tables, set, key, key, TRAK_ARG_UINT);
-  imp->tables->args.int_value[row] = (int64_t)v;
+  trak__arg_set_int(imp->tables, row, (int64_t)v);
 }
 
 void trak__ftrace_arg_str(trak_importer *imp, uint32_t set, uint32_t key, uint32_t str) {
   uint32_t row = trak__arg_add(imp->tables, set, key, key, TRAK_ARG_STRING);
-  imp->tables->args.string_value[row] = str;
+  trak__arg_set_str(imp->tables, row, str);
 }
 
 void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, double v) {
   uint32_t row = trak__arg_add(imp->tables, set, key, key, TRAK_ARG_REAL);
-  imp->tables->args.real_value[row] = v;
+  trak__arg_set_real(imp->tables, row, v);
 }
 
 /* ---- arg sets with one row per key ----------------------------------------------------- */
@@ -79,9 +80,7 @@ void trak__ftrace_fargs_add(trak_importer *imp, trak_fargs *a, uint32_t key, tra
     }
   }
   t->args.value_type[row] = (uint8_t)type;
-  t->args.int_value[row] = i;
-  t->args.string_value[row] = str;
-  t->args.real_value[row] = real;
+  t->args.value[row] = trak__arg_word(type, i, real, str);
 }
 
 uint32_t trak__ftrace_fargs_close(trak_importer *imp, trak_fargs *a) {

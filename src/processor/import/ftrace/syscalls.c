@@ -11,6 +11,7 @@
 
 #include "processor/import/ftrace/ftrace_internal.h"
 #include "processor/import/ftrace/syscall_names.h"
+#include "processor/tables/arg_value.h"
 #include "trak/protos.h"
 
 /* Perfetto's bound on system call numbers: a larger one makes no slice. */
@@ -100,7 +101,7 @@ static uint32_t enter_args(trak_importer *imp, const uint8_t *data, size_t len) 
     snprintf(key, sizeof key, "args[%u]", i++);
     if (!flat) flat = trak__ftrace_str(imp, "args");
     uint32_t row = trak__arg_add(imp->tables, set, flat, trak__ftrace_str(imp, key), TRAK_ARG_UINT);
-    imp->tables->args.int_value[row] = (int64_t)f.value;
+    trak__arg_set_int(imp->tables, row, (int64_t)f.value);
   }
   return trak__args_share(imp, set);
 }

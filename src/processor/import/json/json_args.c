@@ -12,6 +12,7 @@
 #include "processor/import/json/json_args.h"
 #include "processor/import/json/json_leaves.h"
 #include "processor/import/json/json_scan.h"
+#include "processor/tables/arg_value.h"
 #include "util/utf8.h"
 
 /* ---- strings ----------------------------------------------------------------------------- */
@@ -112,20 +113,20 @@ static inline __attribute__((always_inline)) void leaf(const trak_json_args *a,
   case TRAK_JSON_NUMBER:
     if (trak__json_number_arg(v, &iv, &rv) == TRAK_ARG_REAL) {
       row = add_row(a, TRAK_ARG_REAL);
-      if (row != TRAK_NULL_U32) t->args.real_value[row] = rv;
+      if (row != TRAK_NULL_U32) trak__arg_set_real(t, row, rv);
     } else {
       row = add_row(a, TRAK_ARG_INT);
-      if (row != TRAK_NULL_U32) t->args.int_value[row] = iv;
+      if (row != TRAK_NULL_U32) trak__arg_set_int(t, row, iv);
     }
     break;
   case TRAK_JSON_TRUE:
   case TRAK_JSON_FALSE:
     row = add_row(a, TRAK_ARG_BOOL);
-    if (row != TRAK_NULL_U32) t->args.int_value[row] = v->kind == TRAK_JSON_TRUE;
+    if (row != TRAK_NULL_U32) trak__arg_set_int(t, row, v->kind == TRAK_JSON_TRUE);
     break;
   case TRAK_JSON_STRING: {
     row = add_row(a, TRAK_ARG_STRING); /* the key is interned before the value */
-    if (row != TRAK_NULL_U32) t->args.string_value[row] = intern_string(a, v);
+    if (row != TRAK_NULL_U32) trak__arg_set_str(t, row, intern_string(a, v));
     break;
   }
   default: /* null: no row, as in Perfetto */
@@ -313,21 +314,19 @@ int trak__json_leaves_rows(const trak_json_args *a, const trak_json_dict_entry *
       for (uint32_t r = a->set; r < t->args.n; r++)
         alone &= t->args.key[r] != key;
     seen |= bit;
-    int64_t iv = 0;
-    double rv = 0;
-    uint32_t sv = 0;
+    uint64_t w; /* the row's value word (tables/arg_value.h) */
     if (l->type == TRAK_ARG_STRING) {
       if (TRAK_LIKELY(!l->escaped)) { /* the usual plain value: its cache lookup inline */
-        sv = trak__json_intern(a->imp, a->cache, text + l->v.off, l->len);
+        w = trak__arg_word_str(trak__json_intern(a->imp, a->cache, text + l->v.off, l->len));
       } else {
         trak_json_value v = {
             .s = text + l->v.off, .len = l->len, .kind = TRAK_JSON_STRING, .escaped = 1};
-        sv = intern_string(a, &v);
+        w = trak__arg_word_str(intern_string(a, &v));
       }
     } else if (l->type == TRAK_ARG_REAL) {
-      rv = l->v.r;
+      w = trak__arg_word_real(l->v.r);
     } else {
-      iv = l->v.i;
+      w = trak__arg_word_int(l->v.i);
     }
     /* trak__args_push's row without its defaults: every column is written here (the byte
     ** column last, as a byte store may alias the column pointers) */
@@ -337,11 +336,9 @@ int trak__json_leaves_rows(const trak_json_args *a, const trak_json_dict_entry *
     t->args.arg_set_id[row] = a->set;
     t->args.flat_key[row] = key;
     t->args.key[row] = key;
-    t->args.int_value[row] = iv;
-    t->args.real_value[row] = rv;
-    t->args.string_value[row] = sv;
+    t->args.value[row] = w;
     t->args.value_type[row] = l->type;
-    h = trak__arg_hash_row(h, key, l->type, iv, rv, sv);
+    h = trak__arg_hash_row(h, key, l->type, w);
   }
   *hash = h;
   return alone;

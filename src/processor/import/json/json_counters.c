@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "processor/import/json/json_events.h"
+#include "processor/tables/arg_value.h"
 
 /* A JSON counter value's arg set: the thread of its event, as Perfetto gives it; the same set
 ** for every value of the thread once it was found stable (not kept beside a colliding one). */
@@ -15,7 +16,7 @@ static uint32_t counter_args(trak_json_import *j, uint32_t utid) {
   uint32_t set = (uint32_t)t->args.n;
   uint32_t k = intern(j, "utid", 4);
   uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_UINT);
-  t->args.int_value[row] = utid;
+  trak__arg_set_int(t, row, utid);
   int stable;
   set = trak__args_share_stable(j->imp, set, &stable);
   if (stable && set != TRAK_NULL_U32) {

@@ -13,6 +13,7 @@
 #include "processor/import/hash.h"
 #include "processor/import/json/json_events.h"
 #include "processor/import/sequence_put.h"
+#include "processor/tables/arg_value.h"
 #include "util/utf8.h"
 
 /* ---- values ---------------------------------------------------------------------------- */
@@ -423,7 +424,7 @@ void trak__json_meta_args(trak_json_import *j) {
     const char *k = m->is_thread ? "thread_sort_index_hint" : "process_sort_index_hint";
     uint32_t key = intern(j, k, strlen(k));
     uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
-    t->args.int_value[row] = m->sort_index;
+    trak__arg_set_int(t, row, m->sort_index);
     if (m->is_thread)
       t->thread.arg_set_id[m->row] = set;
     else

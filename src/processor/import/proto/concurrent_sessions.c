@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "processor/import/proto/proto.h"
+#include "processor/tables/arg_value.h"
 
 /* Keyed tracks of sessions: key | session id (ids past 2^52 would share tracks). */
 #define SESSION_KEY (0xC5ULL << 52)
@@ -20,7 +21,7 @@ static uint32_t arg_int(trak_importer *imp, uint32_t set, const char *key, int64
   trak_tables *t = imp->tables;
   uint32_t k = trak__strpool_intern(&t->strings, key, strlen(key));
   uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_INT);
-  t->args.int_value[row] = v;
+  trak__arg_set_int(t, row, v);
   return row;
 }
 

@@ -12,6 +12,7 @@
 #include "processor/import/args.h"
 #include "processor/import/ftrace/ftrace_internal.h"
 #include "processor/import/proto/proto.h"
+#include "processor/tables/arg_value.h"
 
 /* The names of CpuInfo.Cpu.features' bits, bit 0 first (Perfetto's list: only ever appended to,
 ** so a bit keeps its name across versions). */
@@ -96,7 +97,7 @@ static uint32_t cpu_args(trak_importer *imp, const cpu_desc *d) {
     snprintf(key, sizeof key, "cpu_features.%s", feature_names[b]);
     uint32_t k = trak__ftrace_str(imp, key);
     uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_BOOL); /* may move the columns */
-    t->args.int_value[row] = 1;
+    trak__arg_set_int(t, row, 1);
   }
   if (d->features)
     trak__ftrace_arg_uint(imp, set, trak__ftrace_str(imp, "cpu_features.raw_bitmap"),

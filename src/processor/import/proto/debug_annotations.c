@@ -16,6 +16,7 @@
 #include "pb/schema.h"
 #include "processor/import/json/json_args.h"
 #include "processor/import/proto/proto.h"
+#include "processor/tables/arg_value.h"
 #include "util/limits.h"
 
 #define KEY_MAX TRAK_LIMIT_KEY_BYTES
@@ -49,15 +50,15 @@ static uint32_t add_row(args_ctx *c, trak_arg_type type) {
 
 static void add_int(args_ctx *c, trak_arg_type type, int64_t v) {
   uint32_t row = add_row(c, type); /* before reading the column: add_row may move it */
-  if (row != TRAK_NULL_U32) c->imp->tables->args.int_value[row] = v;
+  if (row != TRAK_NULL_U32) trak__arg_set_int(c->imp->tables, row, v);
 }
 static void add_real(args_ctx *c, double v) {
   uint32_t row = add_row(c, TRAK_ARG_REAL);
-  if (row != TRAK_NULL_U32) c->imp->tables->args.real_value[row] = v;
+  if (row != TRAK_NULL_U32) trak__arg_set_real(c->imp->tables, row, v);
 }
 static void add_string(args_ctx *c, trak_arg_type type, uint32_t str) {
   uint32_t row = add_row(c, type);
-  if (row != TRAK_NULL_U32) c->imp->tables->args.string_value[row] = str;
+  if (row != TRAK_NULL_U32) trak__arg_set_str(c->imp->tables, row, str);
 }
 static uint32_t intern_span(args_ctx *c, const trak_pb_field *f) {
   return trak__strpool_intern(&c->imp->tables->strings, (const char *)f->data, f->len);
@@ -313,8 +314,7 @@ static void add_keyed(args_ctx *c, const char *prefix, const char *leaf, trak_ar
   trak_tables *t = c->imp->tables;
   uint32_t key = trak__strpool_intern(&t->strings, buf, (size_t)n);
   uint32_t row = trak__arg_add(t, c->set, key, key, type);
-  t->args.int_value[row] = v;
-  t->args.string_value[row] = str;
+  t->args.value[row] = trak__arg_word(type, v, 0, str);
 }
 
 /* Returns 1 when the field at the current key is a location override that resolved. */

@@ -19,6 +19,7 @@
 #include "processor/import/hash.h"
 #include "processor/import/proto/proto.h"
 #include "processor/import/tracks.h"
+#include "processor/tables/arg_value.h"
 
 /* The event of a packet: which start (or end) it is, and its fields as read. */
 enum { FT_NONE, FT_EXPECTED_DISPLAY, FT_ACTUAL_DISPLAY, FT_EXPECTED_SURFACE, FT_ACTUAL_SURFACE,
@@ -298,15 +299,15 @@ static uint32_t arg(trak_importer *imp, uint32_t set, const char *key, trak_arg_
 /* (The row first: adding it may move the columns.) */
 static void arg_int(trak_importer *imp, uint32_t set, const char *key, int64_t v) {
   uint32_t row = arg(imp, set, key, TRAK_ARG_INT);
-  imp->tables->args.int_value[row] = v;
+  trak__arg_set_int(imp->tables, row, v);
 }
 static void arg_real(trak_importer *imp, uint32_t set, const char *key, float v) {
   uint32_t row = arg(imp, set, key, TRAK_ARG_REAL);
-  imp->tables->args.real_value[row] = (double)v;
+  trak__arg_set_real(imp->tables, row, (double)v);
 }
 static void arg_str(trak_importer *imp, uint32_t set, const char *key, uint32_t v) {
   uint32_t row = arg(imp, set, key, TRAK_ARG_STRING);
-  imp->tables->args.string_value[row] = v;
+  trak__arg_set_str(imp->tables, row, v);
 }
 
 static void parser_error(trak_importer *imp, const ft_ev *e, const char *what) {

@@ -16,6 +16,7 @@
 
 #include "processor/import/hash.h"
 #include "processor/import/proto/proto.h"
+#include "processor/tables/arg_value.h"
 
 /* An interned GpuCounterDescriptor of a sequence, kept until an event names its iid. */
 typedef struct gpu_desc {
@@ -109,8 +110,8 @@ static void gpu_info_entry(trak_importer *imp, uint32_t index, const uint8_t *da
     if (set == TRAK_NULL_U32) set = (uint32_t)t->args.n;
     uint32_t k = trak__strpool_intern(&t->strings, (const char *)key.data, key.len);
     uint32_t arg = trak__arg_add(t, set, k, k, TRAK_ARG_STRING);
-    t->args.string_value[arg] =
-        trak__strpool_intern(&t->strings, (const char *)value.data, value.len);
+    trak__arg_set_str(t, arg,
+                      trak__strpool_intern(&t->strings, (const char *)value.data, value.len));
   }
   if (set == TRAK_NULL_U32) return;
   set = trak__args_share(imp, set);

@@ -11,6 +11,7 @@
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
 #include "processor/import/tracks.h"
+#include "processor/tables/arg_value.h"
 
 /* A string id of [s, s + n) (0 for an empty string, Perfetto's null). */
 static uint32_t str(trak_importer *imp, const void *s, size_t n) {
@@ -26,12 +27,12 @@ static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_
                     int64_t value) {
   uint32_t k = str(imp, key, strlen(key));
   uint32_t row = arg(imp, set, k, k, type);
-  imp->tables->args.int_value[row] = value;
+  trak__arg_set_int(imp->tables, row, value);
 }
 static void arg_str(trak_importer *imp, uint32_t set, const char *key, uint32_t value) {
   uint32_t k = str(imp, key, strlen(key));
   uint32_t row = arg(imp, set, k, k, TRAK_ARG_STRING);
-  imp->tables->args.string_value[row] = value;
+  trak__arg_set_str(imp->tables, row, value);
 }
 
 /* The set begun at `set`, shared and placed in Perfetto's order of sets. */
@@ -91,7 +92,7 @@ static void queue_submit(trak_importer *imp, const trak_packet_ctx *ctx, const u
       char key[48];
       int k = snprintf(key, sizeof key, "command_buffers[%u]", n++);
       uint32_t row = arg(imp, set, flat, str(imp, key, (size_t)k), TRAK_ARG_UINT);
-      imp->tables->args.int_value[row] = (int64_t)v;
+      trak__arg_set_int(imp->tables, row, (int64_t)v);
       if (!is_packed) break;
     }
   }

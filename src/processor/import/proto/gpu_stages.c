@@ -23,6 +23,7 @@
 #include "processor/import/gpu_flows.h"
 #include "processor/import/hash.h"
 #include "processor/import/proto/proto.h"
+#include "processor/tables/arg_value.h"
 
 /* An interned queue or stage (gpu_specifications), or a listed one (specifications). */
 typedef struct stage_spec {
@@ -254,7 +255,7 @@ static void arg_key_int(trak_importer *imp, uint32_t set, uint32_t k, trak_arg_t
                         int64_t value) {
   trak_tables *t = imp->tables;
   uint32_t row = trak__arg_add(t, set, k, k, type); /* may move the columns */
-  t->args.int_value[row] = value;
+  trak__arg_set_int(t, row, value);
 }
 
 static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_type type,
@@ -265,7 +266,7 @@ static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_
 static void arg_str(trak_importer *imp, uint32_t set, uint32_t k, uint32_t value) {
   trak_tables *t = imp->tables;
   uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_STRING); /* may move the columns */
-  t->args.string_value[row] = value;
+  trak__arg_set_str(t, row, value);
 }
 
 static void arg_named_str(trak_importer *imp, uint32_t set, const char *key, uint32_t value) {
@@ -431,7 +432,7 @@ static void compute_arg(trak_importer *imp, trak_sequence *seq, uint32_t set, co
   } else if (has[REAL]) {
     trak_tables *t = imp->tables;
     uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_REAL); /* may move the columns */
-    t->args.real_value[row] = trak_pb_as_double(&v[REAL]);
+    trak__arg_set_real(t, row, trak_pb_as_double(&v[REAL]));
   } else if (has[STR_IID]) {
     const uint32_t *id = trak__map_get(&seq->interned[TRAK_INTERN_DEBUG_STRING], v[STR_IID].value);
     if (id) arg_str(imp, set, key, *id);

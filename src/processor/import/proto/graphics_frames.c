@@ -14,6 +14,7 @@
 
 #include "processor/import/proto/proto.h"
 #include "processor/import/tracks.h"
+#include "processor/tables/arg_value.h"
 
 /* A buffer event, as read. */
 typedef struct frame_ev {
@@ -243,11 +244,11 @@ static void buffer_event(replay *r, size_t ev, buffer_state *b, uint32_t layer, 
     if (i == 1) { /* layer_name after frame_number */
       uint32_t k = cstr(imp, "layer_name");
       uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_STRING);
-      t->args.string_value[row] = layer;
+      trak__arg_set_str(t, row, layer);
     }
     uint32_t k = cstr(imp, keys[i]);
     uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_INT);
-    t->args.int_value[row] = values[i];
+    trak__arg_set_int(t, row, values[i]);
   }
   set = trak__args_share(imp, set);
   frame_op op = {OP_BUFFER, track, 0, set, ev};
@@ -381,10 +382,10 @@ void trak__graphics_frames_finish(trak_importer *imp) {
       uint32_t set = (uint32_t)t->args.n;
       uint32_t k = cstr(imp, "frame_number");
       uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_INT);
-      t->args.int_value[row] = s->frame;
+      trak__arg_set_int(t, row, s->frame);
       k = cstr(imp, "layer_name");
       row = trak__arg_add(t, set, k, k, TRAK_ARG_STRING);
-      t->args.string_value[row] = s->layer;
+      trak__arg_set_str(t, row, s->layer);
       ev.track = (uint32_t)TRAK_EV_BEGIN << TRAK_EV_TYPE_SHIFT | op->track;
       ev.u.s.name = s->name;
       ev.arg_set_id = trak__args_share(imp, set);

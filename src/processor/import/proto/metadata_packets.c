@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "processor/import/proto/proto.h"
+#include "processor/tables/arg_value.h"
 #include "trak/pbtxt.h"
 
 trak_packet_state *trak__packet_state(trak_importer *imp) {
@@ -216,20 +217,20 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
   uint32_t set = (uint32_t)t->args.n, row;
   if (chrome) {
     row = arg_row(imp, set, "chrome_trigger.name_hash", TRAK_ARG_UINT);
-    t->args.int_value[row] = (int64_t)hash;
+    trak__arg_set_int(t, row, (int64_t)hash);
     if (has_name) {
       row = arg_row(imp, set, "chrome_trigger.name", TRAK_ARG_STRING);
-      t->args.string_value[row] = name_id;
+      trak__arg_set_str(t, row, name_id);
     }
   } else {
     if (producer.len) {
       uint32_t str = trak__strpool_intern(&t->strings, (const char *)producer.data, producer.len);
       row = arg_row(imp, set, "producer_name", TRAK_ARG_STRING);
-      t->args.string_value[row] = str;
+      trak__arg_set_str(t, row, str);
     }
     if (has_uid) {
       row = arg_row(imp, set, "trusted_producer_uid", TRAK_ARG_INT);
-      t->args.int_value[row] = uid;
+      trak__arg_set_int(t, row, uid);
     }
   }
   static const char track_name[] = "Trace Triggers";

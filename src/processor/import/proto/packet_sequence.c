@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "processor/import/proto/packet.h"
+#include "processor/tables/arg_value.h"
 
 /* Appends a repeated varint, packed or not. Returns 0, or a negative TRAK_E* code when a
 ** packed element does not decode (the values before it kept). */
@@ -85,7 +86,7 @@ void trak__packet_skipped_needing_state(trak_importer *imp, trak_sequence *seq) 
   uint32_t set = (uint32_t)t->args.n;
   uint32_t key = trak__strpool_intern(&t->strings, "packet_sequence_id", 18);
   uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_UINT);
-  t->args.int_value[row] = seq->id;
+  trak__arg_set_int(t, row, seq->id);
   trak_vec_push(imp->import_logs,
                 ((trak_import_log){INT64_MIN, TRAK_STAT_INCREMENTAL_INVALID,
                                    trak__args_share(imp, set), payload_offset(imp)}));

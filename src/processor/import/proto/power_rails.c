@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "processor/import/proto/proto.h"
+#include "processor/tables/arg_value.h"
 
 /* Perfetto's friendly names of well-known rails, by the end of the rail's name (first match). */
 static const struct {
@@ -147,7 +148,7 @@ static void energy_data(trak_importer *imp, void *arg, const uint8_t *data, size
   uint32_t key = trak__strpool_intern(&t->strings, "packet_ts", 9);
   uint32_t set = (uint32_t)t->args.n;
   uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_UINT);
-  t->args.int_value[row] = packet_ts;
+  trak__arg_set_int(t, row, packet_ts);
   trak_rail_value v = {ts,
                        ctx->seq,
                        rail_key(imp, session, index),

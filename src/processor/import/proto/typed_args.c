@@ -20,6 +20,7 @@
 
 #include "pb/schema.h"
 #include "processor/import/proto/track_event.h"
+#include "processor/tables/arg_value.h"
 
 static const char *const key_names[TRAK_KEY_COUNT] = {
     [TRAK_KEY_SOURCE_FILE] = "source.file_name",
@@ -56,11 +57,11 @@ static uint32_t row(trak_importer *imp, uint32_t set, int key, trak_arg_type typ
 }
 static void add_string(trak_importer *imp, uint32_t set, int key, uint32_t str) {
   uint32_t r = row(imp, set, key, TRAK_ARG_STRING); /* before reading the column: it may move */
-  imp->tables->args.string_value[r] = str;
+  trak__arg_set_str(imp->tables, r, str);
 }
 static void add_int(trak_importer *imp, uint32_t set, int key, trak_arg_type type, int64_t v) {
   uint32_t r = row(imp, set, key, type);
-  imp->tables->args.int_value[r] = v;
+  trak__arg_set_int(imp->tables, r, v);
 }
 
 uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid) {

@@ -18,6 +18,7 @@
 #include "processor/read/trace_file.h"
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/sql/stack_profile_tables.h"
+#include "processor/tables/arg_value.h"
 
 enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
 
@@ -325,7 +326,7 @@ static void fn_to_timecode(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* Writes row `row`'s value as JSON. */
 static void json_value(const trak_tables *t, uint32_t row, sqlite3_str *out) {
-  int64_t v = t->args.int_value[row];
+  int64_t v = trak__arg_int(t, row);
   switch (t->args.value_type[row]) {
   case TRAK_ARG_INT:
     sqlite3_str_appendf(out, "%lld", (long long)v);
@@ -340,11 +341,11 @@ static void json_value(const trak_tables *t, uint32_t row, sqlite3_str *out) {
     sqlite3_str_appendall(out, v ? "true" : "false");
     break;
   case TRAK_ARG_REAL:
-    sqlite3_str_appendf(out, "%.15g", t->args.real_value[row]); /* 2.0 is 2, as Perfetto writes */
+    sqlite3_str_appendf(out, "%.15g", trak__arg_real(t, row)); /* 2.0 is 2, as Perfetto writes */
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
-    const char *s = trak__str(&t->strings, t->args.string_value[row]);
+    const char *s = trak__str(&t->strings, trak__arg_str(t, row));
     if (!s) {
       sqlite3_str_appendall(out, "null");
       break;
