@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -317,6 +318,38 @@ static void test_slot_map(void **state) {
   free(keys);
 }
 
+/* trak__slot_map_release gives up the map's mapped arrays whole, each big enough for what it
+** held (the keys and values always; the slots only from 64 KiB on, freed below that), every
+** byte writable and each unmapped by its taker; the map is empty after it. */
+static void test_slot_map_release(void **state) {
+  (void)state;
+  const size_t sizes[] = {100, 100000};
+  for (size_t s = 0; s < 2; s++) {
+    trak_slot_map m = {0};
+    int added;
+    for (uint64_t k = 0; k < sizes[s]; k++)
+      (void)trak__slot_map_put(&m, k * 0x9e3779b97f4a7c15ULL, (uint32_t)k, &added);
+    size_t n = m.n, slot_bytes = m.cap * sizeof(trak_slot);
+    trak_region r[3];
+    size_t got = trak__slot_map_release(&m, r);
+    assert_int_equal(got, slot_bytes >= ((size_t)64 << 10) ? 3 : 2);
+    assert_int_equal(got, s ? 3 : 2);
+    assert_true(r[0].bytes >= n * sizeof(uint64_t)); /* the keys */
+    assert_true(r[1].bytes >= n * sizeof(uint32_t)); /* the values */
+    if (got == 3) assert_int_equal(r[2].bytes, slot_bytes);
+    for (size_t i = 0; i < got; i++) {
+      memset(r[i].p, 0xa5, r[i].bytes);
+      assert_int_equal(munmap(r[i].p, r[i].bytes), 0);
+    }
+    assert_null(m.slots);
+    assert_null(m.keys);
+    assert_null(m.vals);
+    assert_int_equal(m.n, 0);
+    assert_int_equal(m.cap, 0);
+    trak__slot_map_free(&m); /* (an empty map: nothing) */
+  }
+}
+
 /* The key whose trak__slot_hash is `h` (the hash undone: each xor-shift by 33 is its own
 ** inverse, and the odd multiplier has an inverse modulo 2^64). */
 static uint64_t key_of_hash(uint64_t h) {
@@ -365,7 +398,8 @@ static void test_slot_map_same_hash_bits(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_slot_map),           cmocka_unit_test(test_slot_map_same_hash_bits),
+      cmocka_unit_test(test_slot_map),
+      cmocka_unit_test(test_slot_map_release),           cmocka_unit_test(test_slot_map_same_hash_bits),
       cmocka_unit_test(test_push_defaults),       cmocka_unit_test(test_thread_state_packed),
       cmocka_unit_test(test_growth_and_optional), cmocka_unit_test(test_optional_on_empty),
       cmocka_unit_test(test_sql_columns),        cmocka_unit_test(test_dict8_columns),

@@ -38,6 +38,51 @@ static void *alloc(size_t n, size_t size) {
   return p;
 }
 
+/* The arg-set share map's mapped arrays, given up to the relayout when sharing ends
+** (trak__slot_map_release): an array of the relayout's own taken from them is written without a
+** page fault, and the kernel zeroes nothing for it (at 50 M JSON events, 200 MB of them). */
+typedef struct reuse {
+  trak_region r[3];
+  size_t n;
+} reuse;
+
+/* Room for `n` values of `size` bytes: the smallest region of `u` that holds them, taken out of
+** `u` and cut to the pages they need (*got is what is left of it, for reuse_free), else
+** malloc'd (got->p NULL). Aborts on out of memory. The bytes are garbage either way. */
+static void *reuse_take(reuse *u, size_t n, size_t size, trak_region *got) {
+  size_t bytes = (n ? n : 1) * size, best = u->n;
+  for (size_t i = 0; i < u->n; i++)
+    if (u->r[i].bytes >= bytes && (best == u->n || u->r[i].bytes < u->r[best].bytes)) best = i;
+  if (best == u->n) {
+    *got = (trak_region){NULL, 0};
+    return alloc(n, size);
+  }
+  *got = u->r[best];
+  u->r[best] = u->r[--u->n];
+  /* its pages past the array's go now: they are resident, and the import's peak is near */
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), keep = (bytes + page - 1) & ~(page - 1);
+  if (got->bytes > keep) {
+    munmap((uint8_t *)got->p + keep, got->bytes - keep);
+    got->bytes = keep;
+  }
+  return got->p;
+}
+
+/* Frees `p`, which reuse_take gave as `got` says. */
+static void reuse_free(void *p, const trak_region *got) {
+  if (got->p)
+    munmap(got->p, got->bytes);
+  else
+    free(p);
+}
+
+/* Unmaps the regions of `u` not taken. */
+static void reuse_end(reuse *u) {
+  for (size_t i = 0; i < u->n; i++)
+    munmap(u->r[i].p, u->r[i].bytes);
+  u->n = 0;
+}
+
 void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value) {
   trak_args *a = &imp->args;
   if (TRAK_UNLIKELY(a->timed && a->need_mark)) {
@@ -366,17 +411,22 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
 
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
   trak_tables *t = imp->tables;
-  /* the share map's ids are the old ones, and nothing shares sets from here on: its memory goes
-  ** before the relayout's (the import's peak is here) */
-  trak__slot_map_free(&imp->args.shared);
+  /* the share map's ids are the old ones, and nothing shares sets from here on: its arrays are
+  ** the relayout's remap and sources, the rest of its memory goes before the relayout's new
+  ** columns (the import's peak is here) */
+  reuse u = {.n = 0};
+  u.n = trak__slot_map_release(&imp->args.shared, u.r);
   trak_phase_clock clock; /* with TRAK_IMPORT_PROFILE=1, the steps' times (within "tracks end") */
   trak__phase_clock_start(&clock);
   /* the new columns hold the rows, not the rows reserved (tables/prefault.h's page-ahead reserves
   ** the args of a large JSON file for far more rows than it makes): no more memory is touched; 64
   ** at least, the first capacity of a table, so that a row added later grows them */
   size_t cap = t->args.n > 64 ? t->args.n : 64;
-  relayout r = {t, alloc(t->args.n, sizeof(uint32_t)), alloc(cap, sizeof(uint32_t)),
-                alloc(cap, sizeof(uint32_t)), 0};
+  trak_region src_at, remap_at; /* the larger first: each takes the smallest region it fits */
+  uint32_t *src = reuse_take(&u, cap, sizeof(uint32_t), &src_at);
+  uint32_t *remap = reuse_take(&u, t->args.n, sizeof(uint32_t), &remap_at);
+  reuse_end(&u);
+  relayout r = {t, remap, alloc(cap, sizeof(uint32_t)), src, 0};
   void *spare = alloc(cap, 8);
   /* the second core is idle after the parse phase (imp->prefault: two import threads) */
   int threads = trak__split_threads(imp->prefault ? 2 : 1, t->args.n, TWO_THREADS_ROWS);
@@ -460,7 +510,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     imp->logs.v[i].arg_set_id = place(&r, imp->logs.v[i].arg_set_id);
   place_column(&r, t->process.arg_set_id, t->process.n);
   place_column(&r, t->thread.arg_set_id, t->thread.n);
-  free(r.remap);
+  reuse_free(r.remap, &remap_at);
   trak__phase_clock_mark(&clock, " args renumber");
   trak__beside_join(&beside);
   for (int i = 0; i < VALUE_COLS; i++)
@@ -470,7 +520,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
   t->args.n = r.n;
   t->args.cap = cap;
-  free(r.src);
+  reuse_free(r.src, &src_at);
   free(stacks.slot);
   trak_vec_free(imp->args.order);
   trak_vec_free(imp->args.order_ts);

@@ -192,6 +192,18 @@ void trak__slot_map_free(trak_slot_map *m) {
   memset(m, 0, sizeof *m);
 }
 
+size_t trak__slot_map_release(trak_slot_map *m, trak_region *out) {
+  size_t n = 0, slot_bytes = m->cap * sizeof(trak_slot);
+  if (m->keys) out[n++] = (trak_region){m->keys, entries_room(m->cap) * sizeof *m->keys};
+  if (m->vals) out[n++] = (trak_region){m->vals, entries_room(m->cap) * sizeof *m->vals};
+  if (m->slots && slot_bytes >= SLOT_MAPPED) /* (calloc'd below that: freed) */
+    out[n++] = (trak_region){m->slots, slot_bytes};
+  else
+    slots_free(m->slots, m->cap);
+  memset(m, 0, sizeof *m);
+  return n;
+}
+
 /* ---- one-byte dictionary columns ------------------------------------------------------- */
 
 uint8_t trak__dict8_add(trak_dict8 *d, uint32_t v, size_t slot) {

@@ -104,6 +104,19 @@ static inline const trak_slot *trak__slot_map_home(const trak_slot_map *m, uint6
 uint32_t *trak__slot_map_put(trak_slot_map *m, uint64_t key, uint32_t init, int *added);
 void trak__slot_map_free(trak_slot_map *m);
 
+/* A mapped region a structure gave up for another array to reuse: the pages it wrote are present
+** already (a writer of them takes no page fault, the kernel zeroes nothing), its bytes are
+** garbage. The taker owns it and unmaps it (munmap(p, bytes)). */
+typedef struct trak_region {
+  void *p;
+  size_t bytes;
+} trak_region;
+
+/* Frees m as trak__slot_map_free does, except that its mapped arrays (the keys and values, and
+** the slots from 64 KiB on) go to `out` (room for 3) instead of being unmapped. Returns how many
+** regions it gave; m is empty after. */
+size_t trak__slot_map_release(trak_slot_map *m, trak_region *out);
+
 /* ---- one-byte dictionary columns ------------------------------------------------------- */
 
 /* The values of a column of few distinct values (states, event names, CPUs, flags) stored as
