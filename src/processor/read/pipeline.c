@@ -173,11 +173,14 @@ static void *decode_main(void *arg) {
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_DECODED;
     pthread_cond_signal(&pl->decoded);
-    trak_region_ahead *blocks_ahead = pl->blocks_ahead; /* set under mu */
+    /* both set under mu by the importer's thread, which may start a file's read (and make the
+    ** jobs) while this thread runs: read here, under mu, as the jobs were published */
+    trak_region_ahead *blocks_ahead = pl->blocks_ahead;
+    trak_ahead_job *args_ahead = pl->args_ahead;
     pthread_mutex_unlock(&pl->mu);
     i = (i + 1) % SLOTS;
     if (pl->pool) trak__block_pool_fill(pl->pool);
-    if (pl->args_ahead) trak__ahead_job_idle(pl->args_ahead);
+    if (args_ahead) trak__ahead_job_idle(args_ahead);
     if (blocks_ahead) trak__region_ahead_idle(blocks_ahead);
   }
 }
