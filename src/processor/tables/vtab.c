@@ -273,16 +273,16 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
   case VT_NUL:
     sqlite3_result_null(ctx);
     return;
-  case VT_ARG_INT:
+  case VT_ARG_INT: /* (an integer's word is its bits) */
     if (trak__arg_type_int(t->args.value_type[row]))
-      sqlite3_result_int64(ctx, trak__arg_int(t, row));
+      sqlite3_result_int64(ctx, (int64_t)t->args.value[row]);
     else
       sqlite3_result_null(ctx);
     return;
   case VT_ARG_STR: {
-    uint8_t type = t->args.value_type[row];
+    /* trak__arg_str gives 0 for a row of another kind, which trak__str reads as NULL */
     const char *s = trak__str(&t->strings, trak__arg_str(t, row));
-    if ((type == TRAK_ARG_STRING || type == TRAK_ARG_JSON) && s)
+    if (s)
       sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
     else
       sqlite3_result_null(ctx);
