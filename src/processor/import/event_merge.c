@@ -200,13 +200,15 @@ static inline merge_key key_of(const cursor *c, uint32_t i) {
 /* A tree of losers over the cursors: internal node n (1 <= n < size) holds the key of the
 ** cursor that lost the match at n (the later of its two subtrees' earliest records; the key
 ** names its cursor); `winner` is the cursor with the earliest record of all. Leaves are
-** cursors (exhausted ones and padding compare last). Advancing the winner replays its
-** leaf-to-root path: one comparison of keys per level, the loser's key kept in the node, so the
-** replay reads no cursor but the winner's. */
+** cursors (exhausted ones compare last), leaf i at size + i: with a number of leaves that is no
+** power of two the tree is complete but not full, its first leaves a level nearer the root (20
+** sequences: 12 replay 4 levels and 8 replay 5, where a tree padded to 32 had all replay 5).
+** Advancing the winner replays its leaf-to-root path: one comparison of keys per level, the
+** loser's key kept in the node, so the replay reads no cursor but the winner's. */
 typedef struct tournament {
   cursor *c;
   merge_key *node;
-  uint32_t size; /* number of leaves, a power of two */
+  uint32_t size; /* number of leaves, at least 1 */
   uint32_t winner;
 } tournament;
 
@@ -438,9 +440,7 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
     records += k->seq->n_events;
     m->live += (size_t)cursor_advance(m, k); /* (zeroed: a packed sequence's deltas start at 0) */
   }
-  uint32_t size = 1;
-  while (size < m->live)
-    size *= 2;
+  uint32_t size = m->live ? (uint32_t)m->live : 1; /* (1: one exhausted cursor) */
   *t = (tournament){realloc(c, size * sizeof(cursor)), calloc(size, sizeof(merge_key)), size, 0};
   if (!t->c || !t->node) abort();
   for (size_t i = m->live; i < size; i++)
