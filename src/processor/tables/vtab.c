@@ -273,9 +273,9 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
   case VT_NUL:
     sqlite3_result_null(ctx);
     return;
-  case VT_ARG_INT: /* (an integer's word is its bits) */
+  case VT_ARG_INT: /* (the accessor's own type test is the same compare: folded into this one) */
     if (trak__arg_type_int(t->args.value_type[row]))
-      sqlite3_result_int64(ctx, (int64_t)t->args.value[row]);
+      sqlite3_result_int64(ctx, trak__arg_int(t, row));
     else
       sqlite3_result_null(ctx);
     return;
