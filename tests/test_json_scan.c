@@ -3,7 +3,8 @@
 ** and the C library: numbers of random shape at random places in a buffer (the 8-digit step and
 ** the byte loop, cut by the buffer's end or not) give the digits' value, their count and
 ** strtod's double to the bit; strings find their closing quote past quotes and backslashes at
-** any of the 16 positions of a block; the newline counters' variants count as a byte loop.
+** any of the 16 positions of a block; the plain-run scanners stop where a byte loop stops; the
+** newline counters' variants count as a byte loop.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,6 +166,53 @@ static void strings_as_byte_loops(void **state) {
   }
 }
 
+/* The first '"' or '\\' of [p, end) found by a byte loop (end if none). */
+static const char *special_loop(const char *p, const char *end) {
+  while (p < end && *p != '"' && *p != '\\')
+    p++;
+  return p;
+}
+
+/* The plain-run scanners (words, SSE2 blocks, and the block read unchecked when 16 bytes are
+** known to be there) against a byte loop: buffers of exactly their length on the heap (so a read
+** past the end is ASan's), with no special byte, one at random places, or one at the last byte
+** of a 16-byte block, its first, the one after it and the buffer's last; every start. */
+static void plain_runs_as_byte_loop(void **state) {
+  (void)state;
+  for (unsigned it = 0; it < 20000; it++) {
+    size_t len = 1 + next_rand() % 100;
+    char *buf = malloc(len);
+    assert_non_null(buf);
+    for (size_t i = 0; i < len; i++)
+      buf[i] = (char)(next_rand() >> 8 | 1);
+    for (size_t i = 0; i < len; i++)
+      if (buf[i] == '"' || buf[i] == '\\') buf[i] = 'x';
+    unsigned kind = it % 6;
+    char special = next_rand() & 1 ? '"' : '\\';
+    if (kind == 1) /* a few at random */
+      for (unsigned k = 0; k < 3; k++)
+        buf[next_rand() % len] = special;
+    else if (kind >= 2) {
+      size_t at = kind == 2 ? 15 : kind == 3 ? 16 : kind == 4 ? 17 : len - 1;
+      if (at < len) buf[at] = special;
+    }
+    const char *end = buf + len;
+    for (const char *p = buf; p <= end; p++) {
+      const char *want = special_loop(p, end);
+      assert_ptr_equal(trak__json_plain_words(p, end), want);
+      assert_ptr_equal(trak__json_plain_run(p, end), want);
+      if (end - p >= 16) {
+        assert_ptr_equal(trak__json_plain_run16(p, end), want);
+        unsigned m = 0;
+        for (unsigned i = 0; i < 16; i++)
+          m |= (unsigned)(p[i] == '"' || p[i] == '\\') << i;
+        assert_int_equal(trak__json_special16(p), m);
+      }
+    }
+    free(buf);
+  }
+}
+
 /* Every 8-byte word of digits and one other byte at each position: the digits' count and value. */
 static void digit_words(void **state) {
   (void)state;
@@ -232,6 +280,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(numbers_as_byte_loops),
       cmocka_unit_test(strings_as_byte_loops),
+      cmocka_unit_test(plain_runs_as_byte_loop),
       cmocka_unit_test(digit_words),
       cmocka_unit_test(newlines_as_byte_loop),
   };

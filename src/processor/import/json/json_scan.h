@@ -63,11 +63,33 @@ static inline const char *trak__json_plain_run(const char *p, const char *end) {
   }
   return trak__json_plain_words(p, end);
 }
+/* The bitmask of the 16 bytes at p (all readable) that are '"' or '\\': bit i for p[i]. */
+static inline unsigned trak__json_special16(const char *p) {
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+  return (unsigned)_mm_movemask_epi8(
+      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+}
 #else
 static inline const char *trak__json_plain_run(const char *p, const char *end) {
   return trak__json_plain_words(p, end);
 }
+/* As the SSE2 one, a byte at a time. */
+static inline unsigned trak__json_special16(const char *p) {
+  unsigned m = 0;
+  for (unsigned i = 0; i < 16; i++)
+    m |= (unsigned)(p[i] == '"' || p[i] == '\\') << i;
+  return m;
+}
 #endif
+
+/* As trak__json_plain_run, with 16 bytes or more known to be readable at p (end - p >= 16): the
+** first 16 are tested without a test of the bytes left, so a string ending in them (the common
+** one) returns a position below end. */
+static inline const char *trak__json_plain_run16(const char *p, const char *end) {
+  unsigned m = trak__json_special16(p);
+  if (TRAK_LIKELY(m)) return p + __builtin_ctz(m);
+  return trak__json_plain_run(p + 16, end);
+}
 
 /* A string from its opening quote at c->p: v spans the bytes between the quotes. */
 static inline __attribute__((always_inline)) int trak__json_string_at(trak_json_cur *c,
