@@ -166,6 +166,31 @@ static void strings_as_byte_loops(void **state) {
   }
 }
 
+/* The digit-lane converters: every 4-digit word, and 8-digit words of random values and of
+** the extremes (all nines, all zeros, one digit set in each place). */
+static void digit_values(void **state) {
+  (void)state;
+  for (uint32_t v = 0; v < 10000; v++) {
+    uint32_t x = 0;
+    for (unsigned i = 0, t = v; i < 4; i++, t /= 10)
+      x |= (t % 10) << (8 * (3 - i)); /* the most significant digit in the low byte */
+    assert_int_equal(trak__json_digits_value4(x), v);
+  }
+  for (unsigned it = 0; it < 1000000 + 80; it++) {
+    uint64_t v = it < 80 ? (it < 8 ? 99999999ULL : 0) : next_rand() % 100000000ULL;
+    if (it >= 8 && it < 80) { /* digit it % 8 set to (it / 8) % 10 */
+      uint64_t place = 1;
+      for (unsigned k = 0; k < it % 8; k++)
+        place *= 10;
+      v = place * ((it / 8) % 10);
+    }
+    uint64_t w = 0, t = v;
+    for (unsigned i = 0; i < 8; i++, t /= 10)
+      w |= (t % 10) << (8 * (7 - i));
+    assert_int_equal(trak__json_digits_value8(w), v);
+  }
+}
+
 /* The first '"' or '\\' of [p, end) found by a byte loop (end if none). */
 static const char *special_loop(const char *p, const char *end) {
   while (p < end && *p != '"' && *p != '\\')
@@ -281,6 +306,7 @@ int main(void) {
       cmocka_unit_test(numbers_as_byte_loops),
       cmocka_unit_test(strings_as_byte_loops),
       cmocka_unit_test(plain_runs_as_byte_loop),
+      cmocka_unit_test(digit_values),
       cmocka_unit_test(digit_words),
       cmocka_unit_test(newlines_as_byte_loop),
   };
