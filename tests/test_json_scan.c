@@ -257,6 +257,30 @@ static void digit_words(void **state) {
     }
 }
 
+/* The count and last position of the newlines of [p, p + n) from every variant this CPU runs,
+** against a byte loop's. */
+static void newlines_check(const char *p, size_t n) {
+  size_t want_last = 999, want = 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i] == '\n') want++, want_last = i;
+  size_t last = 999;
+  assert_int_equal(trak__json_newlines(p, n, &last), want);
+  assert_int_equal(last, want_last);
+  last = 999;
+  assert_int_equal(trak__json_newlines_scalar(p, n, &last), want);
+  assert_int_equal(last, want_last);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  last = 999;
+  assert_int_equal(trak__json_newlines_sse2(p, n, &last), want);
+  assert_int_equal(last, want_last);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
+    last = 999;
+    assert_int_equal(trak__json_newlines_avx2(p, n, &last), want);
+    assert_int_equal(last, want_last);
+  }
+#endif
+}
+
 /* The newline counters (json_lines.c): a byte loop's count and last position from every variant
 ** this CPU runs, on buffers of 0 to 300 bytes at every alignment with newlines at random places,
 ** at the ends of 16-, 32- and 64-byte blocks, none, every byte, or just one anywhere (the AVX2
@@ -279,26 +303,35 @@ static void newlines_as_byte_loop(void **state) {
              : shape == 4 ? (i == at || i + 1 == n ? '\n' : '"')
                           : (i == at ? '\n' : 'z');
     }
-    size_t want_last = 999, want = 0;
-    for (size_t i = 0; i < n; i++)
-      if (p[i] == '\n') want++, want_last = i;
-    size_t last = 999;
-    assert_int_equal(trak__json_newlines(p, n, &last), want);
-    assert_int_equal(last, want_last);
-    last = 999;
-    assert_int_equal(trak__json_newlines_scalar(p, n, &last), want);
-    assert_int_equal(last, want_last);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    last = 999;
-    assert_int_equal(trak__json_newlines_sse2(p, n, &last), want);
-    assert_int_equal(last, want_last);
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
-      last = 999;
-      assert_int_equal(trak__json_newlines_avx2(p, n, &last), want);
-      assert_int_equal(last, want_last);
-    }
-#endif
+    newlines_check(p, n);
   }
+}
+
+/* The newline counters on long buffers (up to 70,000 bytes: several rounds of the AVX2 variant's
+** byte counters, 127 steps of 128 bytes each): newlines at every byte (each counter byte then
+** reaches 254), at random, none, only in the first bytes (the last one found from the end back
+** over the whole buffer) or only in the tail; every variant against a byte loop. */
+static void newlines_long_buffers(void **state) {
+  (void)state;
+  size_t cap = 70000 + 64;
+  char *buf = malloc(cap);
+  assert_non_null(buf);
+  for (unsigned it = 0; it < 300; it++) {
+    size_t off = it % 64, n = it < 10 ? 16256 * (it + 1) / 2 + it : next_rand() % 70001;
+    if (n + off > cap) n = cap - off;
+    unsigned shape = it % 5;
+    char *p = buf + off;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t r = next_rand();
+      p[i] = shape == 0   ? '\n'
+             : shape == 1 ? (r % 5 == 0 ? '\n' : 'a')
+             : shape == 2 ? 'b'
+             : shape == 3 ? (i < 3 ? '\n' : 'c')
+                          : (i + 40 >= n && r % 3 == 0 ? '\n' : 'd');
+    }
+    newlines_check(p, n);
+  }
+  free(buf);
 }
 
 int main(void) {
@@ -309,6 +342,7 @@ int main(void) {
       cmocka_unit_test(digit_values),
       cmocka_unit_test(digit_words),
       cmocka_unit_test(newlines_as_byte_loop),
+      cmocka_unit_test(newlines_long_buffers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
