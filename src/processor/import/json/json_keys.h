@@ -147,18 +147,21 @@ static inline void trak__json_keep(trak_json_shape_key *k, const char *at, const
 static inline __attribute__((always_inline)) const char *
 trak__json_shape_read(trak_json_shape *sh, jevent *e, const char *p, const char *end,
                       trak_json_shape_key **stop, int *keyed) {
-  trak_json_shape_key *sk = sh->keys, *last = sk + sh->n;
+  trak_json_shape_key *sk = sh->keys; /* up to the one of key.memo 2 */
   /* 32 bytes or more left at p: p at or below `room`, one compare a key (as addresses: no
   ** buffer ends in the first 32 bytes of the address space) */
   const uintptr_t room = (uintptr_t)end - 32;
-  for (; sk < last; sk++) {
+  for (;; sk++) {
     if ((uintptr_t)p > room) break;
     trak_json_value *slot = (trak_json_value *)(void *)((char *)e + sk->key.off);
-    if (sk->key.memo && trak__json_kept_at(sk, p)) {
-      *slot = sk->val;
-      slot->s = p + sk->at;
-      p += sk->len;
-      continue;
+    if (sk->key.memo) {
+      if (TRAK_UNLIKELY(sk->key.memo > 1)) break; /* the shape's end */
+      if (trak__json_kept_at(sk, p)) {
+        *slot = sk->val;
+        slot->s = p + sk->at;
+        p += sk->len;
+        continue;
+      }
     }
     if ((trak__json_word_at(p) ^ sk->key.word) & sk->key.mask) break;
     const char *at = p, *q;
