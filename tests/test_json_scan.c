@@ -3,7 +3,8 @@
 ** and the C library: numbers of random shape at random places in a buffer (the 8-digit step and
 ** the byte loop, cut by the buffer's end or not) give the digits' value, their count and
 ** strtod's double to the bit; strings find their closing quote past quotes and backslashes at
-** any of the 16 positions of a block; the newline counters' variants count as a byte loop.
+** any of the 16 positions of a block; the plain-run scanners stop where a byte loop stops; the
+** newline counters' variants count as a byte loop.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,6 +166,78 @@ static void strings_as_byte_loops(void **state) {
   }
 }
 
+/* The digit-lane converters: every 4-digit word, and 8-digit words of random values and of
+** the extremes (all nines, all zeros, one digit set in each place). */
+static void digit_values(void **state) {
+  (void)state;
+  for (uint32_t v = 0; v < 10000; v++) {
+    uint32_t x = 0;
+    for (unsigned i = 0, t = v; i < 4; i++, t /= 10)
+      x |= (t % 10) << (8 * (3 - i)); /* the most significant digit in the low byte */
+    assert_int_equal(trak__json_digits_value4(x), v);
+  }
+  for (unsigned it = 0; it < 1000000 + 80; it++) {
+    uint64_t v = it < 80 ? (it < 8 ? 99999999ULL : 0) : next_rand() % 100000000ULL;
+    if (it >= 8 && it < 80) { /* digit it % 8 set to (it / 8) % 10 */
+      uint64_t place = 1;
+      for (unsigned k = 0; k < it % 8; k++)
+        place *= 10;
+      v = place * ((it / 8) % 10);
+    }
+    uint64_t w = 0, t = v;
+    for (unsigned i = 0; i < 8; i++, t /= 10)
+      w |= (t % 10) << (8 * (7 - i));
+    assert_int_equal(trak__json_digits_value8(w), v);
+  }
+}
+
+/* The first '"' or '\\' of [p, end) found by a byte loop (end if none). */
+static const char *special_loop(const char *p, const char *end) {
+  while (p < end && *p != '"' && *p != '\\')
+    p++;
+  return p;
+}
+
+/* The plain-run scanners (words, SSE2 blocks, and the block read unchecked when 16 bytes are
+** known to be there) against a byte loop: buffers of exactly their length on the heap (so a read
+** past the end is ASan's), with no special byte, one at random places, or one at the last byte
+** of a 16-byte block, its first, the one after it and the buffer's last; every start. */
+static void plain_runs_as_byte_loop(void **state) {
+  (void)state;
+  for (unsigned it = 0; it < 20000; it++) {
+    size_t len = 1 + next_rand() % 100;
+    char *buf = malloc(len);
+    assert_non_null(buf);
+    for (size_t i = 0; i < len; i++)
+      buf[i] = (char)(next_rand() >> 8 | 1);
+    for (size_t i = 0; i < len; i++)
+      if (buf[i] == '"' || buf[i] == '\\') buf[i] = 'x';
+    unsigned kind = it % 6;
+    char special = next_rand() & 1 ? '"' : '\\';
+    if (kind == 1) /* a few at random */
+      for (unsigned k = 0; k < 3; k++)
+        buf[next_rand() % len] = special;
+    else if (kind >= 2) {
+      size_t at = kind == 2 ? 15 : kind == 3 ? 16 : kind == 4 ? 17 : len - 1;
+      if (at < len) buf[at] = special;
+    }
+    const char *end = buf + len;
+    for (const char *p = buf; p <= end; p++) {
+      const char *want = special_loop(p, end);
+      assert_ptr_equal(trak__json_plain_words(p, end), want);
+      assert_ptr_equal(trak__json_plain_run(p, end), want);
+      if (end - p >= 16) {
+        assert_ptr_equal(trak__json_plain_run16(p, end), want);
+        unsigned m = 0;
+        for (unsigned i = 0; i < 16; i++)
+          m |= (unsigned)(p[i] == '"' || p[i] == '\\') << i;
+        assert_int_equal(trak__json_special16(p), m);
+      }
+    }
+    free(buf);
+  }
+}
+
 /* Every 8-byte word of digits and one other byte at each position: the digits' count and value. */
 static void digit_words(void **state) {
   (void)state;
@@ -182,6 +255,30 @@ static void digit_words(void **state) {
       assert_int_equal(n, stop);
       if (n) assert_true(got == want);
     }
+}
+
+/* The count and last position of the newlines of [p, p + n) from every variant this CPU runs,
+** against a byte loop's. */
+static void newlines_check(const char *p, size_t n) {
+  size_t want_last = 999, want = 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i] == '\n') want++, want_last = i;
+  size_t last = 999;
+  assert_int_equal(trak__json_newlines(p, n, &last), want);
+  assert_int_equal(last, want_last);
+  last = 999;
+  assert_int_equal(trak__json_newlines_scalar(p, n, &last), want);
+  assert_int_equal(last, want_last);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  last = 999;
+  assert_int_equal(trak__json_newlines_sse2(p, n, &last), want);
+  assert_int_equal(last, want_last);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
+    last = 999;
+    assert_int_equal(trak__json_newlines_avx2(p, n, &last), want);
+    assert_int_equal(last, want_last);
+  }
+#endif
 }
 
 /* The newline counters (json_lines.c): a byte loop's count and last position from every variant
@@ -206,34 +303,46 @@ static void newlines_as_byte_loop(void **state) {
              : shape == 4 ? (i == at || i + 1 == n ? '\n' : '"')
                           : (i == at ? '\n' : 'z');
     }
-    size_t want_last = 999, want = 0;
-    for (size_t i = 0; i < n; i++)
-      if (p[i] == '\n') want++, want_last = i;
-    size_t last = 999;
-    assert_int_equal(trak__json_newlines(p, n, &last), want);
-    assert_int_equal(last, want_last);
-    last = 999;
-    assert_int_equal(trak__json_newlines_scalar(p, n, &last), want);
-    assert_int_equal(last, want_last);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    last = 999;
-    assert_int_equal(trak__json_newlines_sse2(p, n, &last), want);
-    assert_int_equal(last, want_last);
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
-      last = 999;
-      assert_int_equal(trak__json_newlines_avx2(p, n, &last), want);
-      assert_int_equal(last, want_last);
-    }
-#endif
+    newlines_check(p, n);
   }
+}
+
+/* The newline counters on long buffers (up to 70,000 bytes: several rounds of the AVX2 variant's
+** byte counters, 127 steps of 128 bytes each): newlines at every byte (each counter byte then
+** reaches 254), at random, none, only in the first bytes (the last one found from the end back
+** over the whole buffer) or only in the tail; every variant against a byte loop. */
+static void newlines_long_buffers(void **state) {
+  (void)state;
+  size_t cap = 70000 + 64;
+  char *buf = malloc(cap);
+  assert_non_null(buf);
+  for (unsigned it = 0; it < 300; it++) {
+    size_t off = it % 64, n = it < 10 ? 16256 * (it + 1) / 2 + it : next_rand() % 70001;
+    if (n + off > cap) n = cap - off;
+    unsigned shape = it % 5;
+    char *p = buf + off;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t r = next_rand();
+      p[i] = shape == 0   ? '\n'
+             : shape == 1 ? (r % 5 == 0 ? '\n' : 'a')
+             : shape == 2 ? 'b'
+             : shape == 3 ? (i < 3 ? '\n' : 'c')
+                          : (i + 40 >= n && r % 3 == 0 ? '\n' : 'd');
+    }
+    newlines_check(p, n);
+  }
+  free(buf);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(numbers_as_byte_loops),
       cmocka_unit_test(strings_as_byte_loops),
+      cmocka_unit_test(plain_runs_as_byte_loop),
+      cmocka_unit_test(digit_values),
       cmocka_unit_test(digit_words),
       cmocka_unit_test(newlines_as_byte_loop),
+      cmocka_unit_test(newlines_long_buffers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

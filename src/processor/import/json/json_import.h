@@ -35,7 +35,7 @@ typedef struct trak_json_key_pred {
   uint64_t word, mask;
   uint16_t off;
   uint8_t len, field;
-  uint8_t memo; /* in a shape: its member is kept (trak_json_shape_key) */
+  uint8_t memo; /* in a shape: 1, its member is kept (trak_json_shape_key); 2, the shape's end */
 } trak_json_key_pred;
 #define JSON_KEY_FIELDS 18                   /* the fields of a jevent */
 #define JSON_KEY_START JSON_KEY_FIELDS       /* row of an event's first member */
@@ -44,7 +44,8 @@ typedef struct trak_json_key_pred {
 
 /* The keys a phase's events have after "ph", as its row of predictions chains them (each the
 ** key that followed the one before it last time), for the reader's loop over an event of the
-** usual shape (json_keys.h, trak__json_shape_read): keys[0..n). Rebuilt from the row when a
+** usual shape (json_keys.h, trak__json_shape_read): keys[0..n), then keys[n] with `key.memo` 2
+** (the loop's end, tested only where a kept member is). Rebuilt from the row when a
 ** prediction of it changed. A key whose `key.memo` is set (pid, tid: the same from one event to
 ** the next) also keeps its member as the loop last read it plainly: `text` holds the member's
 ** `len` bytes (its comma, key and value); when the bytes at the next event's key are the same and
@@ -59,7 +60,7 @@ typedef struct trak_json_shape_key {
 } trak_json_shape_key;
 typedef struct trak_json_shape {
   unsigned n;
-  trak_json_shape_key keys[JSON_KEY_FIELDS];
+  trak_json_shape_key keys[JSON_KEY_FIELDS + 1];
 } trak_json_shape;
 
 /* What M events said of one process or thread beyond its name (its sort index). Its args rows

@@ -109,6 +109,7 @@ void trak__json_shape_build(trak_json_import *j, unsigned ph) {
     seen |= 1u << k->field;
     f = k->field;
   }
+  sh->keys[sh->n] = (trak_json_shape_key){.key = {.memo = 2}}; /* the end */
   j->shape_stale &= ~(1u << ph);
 }
 

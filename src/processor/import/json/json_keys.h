@@ -147,21 +147,27 @@ static inline void trak__json_keep(trak_json_shape_key *k, const char *at, const
 static inline __attribute__((always_inline)) const char *
 trak__json_shape_read(trak_json_shape *sh, jevent *e, const char *p, const char *end,
                       trak_json_shape_key **stop, int *keyed) {
-  trak_json_shape_key *sk = sh->keys, *last = sk + sh->n;
-  for (; sk < last; sk++) {
-    if (end - p < 32) break;
+  trak_json_shape_key *sk = sh->keys; /* up to the one of key.memo 2 */
+  /* 32 bytes or more left at p: p at or below `room`, one compare a key (as addresses: no
+  ** buffer ends in the first 32 bytes of the address space) */
+  const uintptr_t room = (uintptr_t)end - 32;
+  for (;; sk++) {
+    if ((uintptr_t)p > room) break;
     trak_json_value *slot = (trak_json_value *)(void *)((char *)e + sk->key.off);
-    if (sk->key.memo && trak__json_kept_at(sk, p)) {
-      *slot = sk->val;
-      slot->s = p + sk->at;
-      p += sk->len;
-      continue;
+    if (sk->key.memo) {
+      if (TRAK_UNLIKELY(sk->key.memo > 1)) break; /* the shape's end */
+      if (trak__json_kept_at(sk, p)) {
+        *slot = sk->val;
+        slot->s = p + sk->at;
+        p += sk->len;
+        continue;
+      }
     }
     if ((trak__json_word_at(p) ^ sk->key.word) & sk->key.mask) break;
     const char *at = p, *q;
     p += sk->key.len;
     if (*p == '"') {
-      q = trak__json_plain_run(p + 1, end);
+      q = trak__json_plain_run16(p + 1, end); /* p + 17 <= end: keys have 8 bytes or fewer */
       if (TRAK_LIKELY(q < end && *q == '"')) {
         slot->kind = TRAK_JSON_STRING, slot->escaped = 0;
         slot->s = p + 1, slot->len = (uint32_t)(q - (p + 1));

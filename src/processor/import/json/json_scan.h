@@ -63,11 +63,33 @@ static inline const char *trak__json_plain_run(const char *p, const char *end) {
   }
   return trak__json_plain_words(p, end);
 }
+/* The bitmask of the 16 bytes at p (all readable) that are '"' or '\\': bit i for p[i]. */
+static inline unsigned trak__json_special16(const char *p) {
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+  return (unsigned)_mm_movemask_epi8(
+      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+}
 #else
 static inline const char *trak__json_plain_run(const char *p, const char *end) {
   return trak__json_plain_words(p, end);
 }
+/* As the SSE2 one, a byte at a time. */
+static inline unsigned trak__json_special16(const char *p) {
+  unsigned m = 0;
+  for (unsigned i = 0; i < 16; i++)
+    m |= (unsigned)(p[i] == '"' || p[i] == '\\') << i;
+  return m;
+}
 #endif
+
+/* As trak__json_plain_run, with 16 bytes or more known to be readable at p (end - p >= 16): the
+** first 16 are tested without a test of the bytes left, so a string ending in them (the common
+** one) returns a position below end. */
+static inline const char *trak__json_plain_run16(const char *p, const char *end) {
+  unsigned m = trak__json_special16(p);
+  if (TRAK_LIKELY(m)) return p + __builtin_ctz(m);
+  return trak__json_plain_run(p + 16, end);
+}
 
 /* A string from its opening quote at c->p: v spans the bytes between the quotes. */
 static inline __attribute__((always_inline)) int trak__json_string_at(trak_json_cur *c,
@@ -101,6 +123,21 @@ static inline unsigned trak__json_digit_count8(uint64_t w) {
   return bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
 }
 
+/* The value of the 8 decimal digits that are the bytes of v (each 0 to 9), the first (the most
+** significant) in the low byte: pairs, fours and the two halves joined, each step one multiply
+** (a lane times 1 + 10^k shifted by the lane's half: its high part plus 10^k times its low part,
+** which stays within the lane: 99, 9999, 99999999). */
+static inline uint64_t trak__json_digits_value8(uint64_t v) {
+  v = ((v * (1 + (10 << 8))) >> 8) & 0x00ff00ff00ff00ffULL;
+  v = ((v * (1 + (100 << 16))) >> 16) & 0x0000ffff0000ffffULL;
+  return (v * (1 + (10000ULL << 32))) >> 32;
+}
+/* As trak__json_digits_value8 for 4 digits in a 32-bit word. */
+static inline uint32_t trak__json_digits_value4(uint32_t x) {
+  x = ((x * (1 + (10 << 8))) >> 8) & 0x00ff00ffu;
+  return (x * (1 + (100 << 16))) >> 16;
+}
+
 /* How many of the 8 bytes at p lead with decimal digits (0-8); their value goes to *value
 ** when there is one or more. */
 static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
@@ -108,13 +145,8 @@ static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
   memcpy(&w, p, 8);
   unsigned n = trak__json_digit_count8(w);
   if (!n) return 0;
-  /* The digits moved to the top bytes (leading zeros below), then paired, quadrupled, and the
-  ** two halves joined. */
-  uint64_t v = (w & 0x0f0f0f0f0f0f0f0fULL) << (64 - 8 * n);
-  v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffULL;
-  v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffULL;
-  v = (v * 10000 + (v >> 32)) & 0xffffffffULL;
-  *value = v;
+  /* The digits moved to the top bytes (leading zeros below) */
+  *value = trak__json_digits_value8((w & 0x0f0f0f0f0f0f0f0fULL) << (64 - 8 * n));
   return n;
 }
 
@@ -152,19 +184,10 @@ static inline __attribute__((always_inline)) const char *trak__json_number_span(
   unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
   unsigned n = (unsigned)__builtin_ctz(~m); /* integer digits: at most 16 */
   if (n - 1 >= 8) return NULL;              /* none, or more than 8 */
-  /* The digits' values moved to the top bytes, then paired, quadrupled and joined (as
-  ** trak__json_digits8); up to 4 digits in one 32-bit word, one step less. */
-  uint64_t u;
-  if (n <= 4) {
-    uint32_t x = (uint32_t)_mm_cvtsi128_si32(d) << (32 - 8 * n);
-    x = (x * 10 + (x >> 8)) & 0x00ff00ffu;
-    u = (x * 100 + (x >> 16)) & 0xffffu;
-  } else {
-    u = (uint64_t)_mm_cvtsi128_si64(d) << (64 - 8 * n);
-    u = (u * 10 + (u >> 8)) & 0x00ff00ff00ff00ffULL;
-    u = (u * 100 + (u >> 16)) & 0x0000ffff0000ffffULL;
-    u = (u * 10000 + (u >> 32)) & 0xffffffffULL;
-  }
+  /* The digits' values moved to the top bytes (as trak__json_digits8); up to 4 digits in one
+  ** 32-bit word, one step less. */
+  uint64_t u = n <= 4 ? trak__json_digits_value4((uint32_t)_mm_cvtsi128_si32(d) << (32 - 8 * n))
+                      : trak__json_digits_value8((uint64_t)_mm_cvtsi128_si64(d) << (64 - 8 * n));
   const char *r = q + n;
   uint8_t is_float = 0;
   if (*r == '.') {
