@@ -154,7 +154,8 @@ static inline uint64_t trak__arg_hash_row(uint64_t h, uint32_t key, uint32_t typ
 }
 /* Starts loading the share map's slot for a set of hash `h` (a set is nearly always new, and
 ** the map outgrows the caches), as trak__args_share_prepare does. Can't fail. */
-static inline void trak__args_share_prefetch(const trak_args *a, uint64_t h) {
+static inline __attribute__((always_inline)) void trak__args_share_prefetch(const trak_args *a,
+                                                                        uint64_t h) {
   const trak_slot_map *m = &a->shared;
   if (m->cap) __builtin_prefetch(trak__slot_map_home(m, h), 1);
 }

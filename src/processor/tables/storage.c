@@ -83,6 +83,12 @@ void trak__map_free(trak_map *m) {
 #ifndef SLOT_MAPPED
 #define SLOT_MAPPED ((size_t)64 << 10)
 #endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; before, the pages fault as they are written */
+#endif
+/* Entries whose pages a put makes present at once when it reaches them (ENTRY_AHEAD keys are
+** 64 KiB, their values 32 KiB): one call instead of a fault a page (16 and 8 of them). */
+#define ENTRY_AHEAD 8192
 /* Up to 2^SLOT_KEPT_BITS slots a growth places each slot by the 32 hash bits it keeps; past
 ** that it hashes the key again (a test build may set 0 to take that path always). */
 #ifndef SLOT_KEPT_BITS
@@ -90,9 +96,11 @@ void trak__map_free(trak_map *m) {
 #endif
 
 /* Zeroed room for `cap` slots: calloc'd under 64 KiB, mapped from then on (zero already: calloc
-** would clear memory malloc had used); from 2 MiB on, whole 2 MiB pages aligned to them with the
-** huge-page hint: the slots are probed at random, and with 4 KiB pages nearly every probe of a
-** map larger than the caches missed the TLB as well. */
+** would clear memory malloc had used) and made present at once (the growth that asks reads and
+** writes slots on every page: a read fault mapped the zero page, then the write copied it, two
+** faults a page); from 2 MiB on, whole 2 MiB pages aligned to them with the huge-page hint: the
+** slots are probed at random, and with 4 KiB pages nearly every probe of a map larger than the
+** caches missed the TLB as well. */
 static trak_slot *slots_alloc(size_t cap) {
   size_t bytes = cap * sizeof(trak_slot);
   if (bytes < SLOT_MAPPED) return calloc(cap, sizeof(trak_slot));
@@ -100,12 +108,16 @@ static trak_slot *slots_alloc(size_t cap) {
   uint8_t *p =
       mmap(NULL, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return NULL;
-  if (!align) return (trak_slot *)p;
+  if (!align) {
+    madvise(p, bytes, MADV_POPULATE_WRITE); /* (a failure leaves the faults) */
+    return (trak_slot *)p;
+  }
   uintptr_t start = ((uintptr_t)p + SLOT_HUGE - 1) & ~(uintptr_t)(SLOT_HUGE - 1);
   size_t head = start - (uintptr_t)p, tail = SLOT_HUGE - head;
   if (head) munmap(p, head);
   if (tail) munmap((uint8_t *)start + bytes, tail);
   madvise((void *)start, bytes, MADV_HUGEPAGE);
+  madvise((void *)start, bytes, MADV_POPULATE_WRITE);
   return (trak_slot *)start;
 }
 
@@ -134,6 +146,15 @@ static void entries_free(void *p, size_t bytes) {
 /* Entries the map holds room for with `cap` slots (3/4 of them: it grows past that). */
 static size_t entries_room(size_t cap) {
   return cap / 4 * 3;
+}
+
+/* Makes the pages of entries [e, e + ENTRY_AHEAD) present, within the room (e: a multiple of
+** ENTRY_AHEAD, so both arrays' ranges start on a page). */
+static void entries_ahead(const trak_slot_map *m, size_t e) {
+  size_t n = entries_room(m->cap) - e;
+  if (n > ENTRY_AHEAD) n = ENTRY_AHEAD;
+  madvise(m->keys + e, n * sizeof *m->keys, MADV_POPULATE_WRITE);
+  madvise(m->vals + e, n * sizeof *m->vals, MADV_POPULATE_WRITE);
 }
 
 /* Doubles m's slots (16 at first) and the room of its entries. The old slots are read in order
@@ -178,6 +199,7 @@ uint32_t *trak__slot_map_put(trak_slot_map *m, uint64_t key, uint32_t init, int 
   }
   size_t e = m->n++;
   if (e >= UINT32_MAX) out_of_memory(); /* entry + 1 is 32 bits */
+  if (!(e % ENTRY_AHEAD) && e) entries_ahead(m, e); /* (the first ones: a small map's) */
   m->keys[e] = key;
   m->vals[e] = init;
   m->slots[i] = (trak_slot){hash, (uint32_t)(e + 1)};

@@ -1,6 +1,9 @@
 /*
 ** The JSON importer's counter events (C, docs/formats.md): each member of an event's args a value
 ** on a process counter track named after the event and the member, with Perfetto's naming.
+** The arg sets json_events.c holds back (not shared yet) stay held through a counter event
+** that adds no args row, track or report (its tracks and its thread's set known): release()
+** comes just before anything that does, so the sets' ids and the log are the same.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 ** for every value of the thread once it was found stable (not kept beside a colliding one). */
 static uint32_t counter_args(trak_json_import *j, uint32_t utid) {
   if (utid < j->utid_args.n && j->utid_args.v[utid]) return j->utid_args.v[utid] - 1;
+  release(j); /* rows added and a set shared */
   trak_tables *t = j->imp->tables;
   uint32_t set = (uint32_t)t->args.n;
   uint32_t k = intern(j, "utid", 4);
@@ -66,6 +70,7 @@ static uint32_t counter_track(trak_json_import *j, const jevent *e, const jctx *
         trak__json_words_equal(m->key, kw, words))
       return m->track;
   }
+  release(j); /* a track may be made */
   if (*n == SIZE_MAX) *n = counter_prefix(j, e, x, prefix);
   size_t ks_len;
   const char *ks = str_of(j, key, &ks_len);
@@ -103,6 +108,7 @@ static int string_value(const char *s, size_t len, double *v) {
 static void member(trak_json_import *j, const jevent *e, const jctx *x, const trak_json_value *key,
                    const uint64_t *kw, int ok, double v, char *prefix, size_t *n) {
   if (!ok) {
+    release(j);
     trak__json_bad_event(j, "counter value is not a number");
     return;
   }
@@ -158,12 +164,14 @@ static int from_leaves(trak_json_import *j, const jevent *e, const jctx *x, char
 
 void trak__json_counters(trak_json_import *j, const jevent *e, const jctx *x) {
   if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
+    release(j);
     trak__json_bad_event(j, "counter event without an args object");
     return;
   }
   char prefix[STR_MAX];
   size_t n = SIZE_MAX;
   if (from_leaves(j, e, x, prefix, &n)) return;
+  release(j); /* the text path: read as before, the held sets shared first */
   size_t state = 0;
   trak_json_value key, val;
   while (trak__json_next(&e->args, &state, &key, &val)) {

@@ -591,7 +591,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     return;
   }
   trak__thread_seen(j->imp, x.utid, x.ts, j->apply_index);
-  if (ph == 'C' || ph == 'T') release(j); /* they add rows and records of their own */
+  if (ph == 'T') release(j); /* it adds rows of its own (a C event releases when it must) */
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);
