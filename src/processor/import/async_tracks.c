@@ -26,7 +26,7 @@ static uint32_t lane_track(trak_importer *imp, uint32_t cookie, uint32_t root_na
     uint32_t track = trak__track_new(imp, 0); /* (moves the tracks: c is stale) */
     trak_track_info copy = imp->tracks.info.v[cookie];
     copy.lane = lane;
-    copy.compressed = 0;
+    copy.compressed = 0, copy.parse_plain = 0;
     copy.open = NULL, copy.open_depth = copy.open_cap = 0, copy.closed_on_stack = 0;
     copy.open_only = 0;
     copy.pending_flow = 0, copy.state_row = 0;

@@ -156,7 +156,7 @@ static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, cons
 ** workqueue end whose begin came before the trace: common, and Perfetto's stats say nothing). */
 static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track,
                           const trak_sequence *seq) {
-  uint32_t slice = trak__stack_end(imp, track, ev);
+  uint32_t slice = trak__stack_end(imp, &imp->tracks.info.v[track], track, ev);
   if (slice == TRAK_NULL_U32) {
     if (seq->kernel) return TRAK_NULL_U32;
     char label[160];
@@ -196,51 +196,56 @@ parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq, const
   trak_track_info *info = &imp->tracks.info.v[track];
   uint32_t slice = TRAK_NULL_U32;
   /* (Perfetto finds a counter value on a track that is no counter track while tokenizing, so
-  ** before it resolves the track's hierarchy.) */
-  if (TRAK_UNLIKELY(info->orphan) && (type != TRAK_EV_COUNTER || info->is_counter)) {
-    trak__track_orphan_report(imp, track, ev->pkt);
-    return;
-  }
-  if (TRAK_UNLIKELY(info->compressed)) { /* a cookie track: the track it is given now */
-    track = trak__async_track(imp, track, type, ev->u.s.name);
-    info = &imp->tracks.info.v[track];
+  ** before it resolves the track's hierarchy.) A plain track (parse_plain) is none of the
+  ** three cases below. */
+  if (TRAK_UNLIKELY(!info->parse_plain)) {
+    if (TRAK_UNLIKELY(info->orphan) && (type != TRAK_EV_COUNTER || info->is_counter)) {
+      trak__track_orphan_report(imp, track, ev->pkt);
+      return;
+    }
+    if (TRAK_UNLIKELY(info->compressed)) { /* a cookie track: the track it is given now */
+      track = trak__async_track(imp, track, type, ev->u.s.name);
+      info = &imp->tracks.info.v[track];
+    }
   }
   /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
   if (TRAK_UNLIKELY(ev->aux) && !json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
     extra_counters_first_use(imp, ev, imp->aux.v + ev->aux, seq);
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter) &&
-      makes_row(info, ev)) {
-    track_made(imp, info, ev, track,
-               type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE);
-    info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
-    info->first_seq_flagged = seq->first_packet_flag;
+  if (TRAK_UNLIKELY(!info->parse_plain)) {
+    if (info->first_ts == INT64_MAX && (type != TRAK_EV_COUNTER || info->is_counter) &&
+        makes_row(info, ev)) {
+      track_made(imp, info, ev, track,
+                 type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE);
+      info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
+      info->first_seq_flagged = seq->first_packet_flag;
+    }
+    info->parse_plain = !info->orphan && !info->compressed && info->first_ts != INT64_MAX;
   }
   if (json) {
     /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
     ** ended stays the enclosing one until the next slice event); slices prepare it. */
     if (type == TRAK_EV_END) {
       trak_overlap unused;
-      trak__stack_prepare(imp, track, ev, -1, &unused);
+      trak__stack_prepare(imp, info, track, ev, -1, &unused);
     } else if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
       int64_t dur = type == TRAK_EV_BEGIN     ? -1
                     : type == TRAK_EV_INSTANT ? 0
                                               : (int64_t)imp->aux.v[ev->aux];
       trak_overlap overlap;
-      if (!trak__stack_prepare(imp, track, ev, dur, &overlap)) {
+      if (!trak__stack_prepare(imp, info, track, ev, dur, &overlap)) {
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
         info = &imp->tracks.info.v[track];
         if (info->first_ts == INT64_MAX) track_made(imp, info, ev, track, 1), info->first_name = 0;
       }
-      info = &imp->tracks.info.v[track];
     }
   } else if (info->open_depth && info->closed_on_stack) {
     /* the same discipline (a proto overlap is only reported); a stack of open B slices only
     ** needs none (see closed_on_stack) */
     trak_overlap unused;
-    trak__stack_prepare(imp, track, ev,
+    trak__stack_prepare(imp, info, track, ev,
                         type == TRAK_EV_INSTANT    ? 0
                         : type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux]
                                                    : -1,
@@ -292,7 +297,7 @@ parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq, const
     return;
   }
   case TRAK_EV_END:
-    slice = json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track, seq);
+    slice = json ? trak__stack_end(imp, info, track, ev) : slice_end(imp, ev, track, seq);
     break;
   case TRAK_EV_COUNTER:
     counter_value(imp, ev, track, ev->u.value, ev->arg_set_id);

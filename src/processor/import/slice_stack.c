@@ -211,7 +211,8 @@ uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev
     if (lane == set->n) lanes_add(set, lane_new(imp, utid, lane));
     uint32_t lane_track = set->track[lane];
     trak_overlap unused;
-    int fits = trak__stack_prepare(imp, lane_track, ev, dur, &unused);
+    int fits =
+        trak__stack_prepare(imp, &imp->tracks.info.v[lane_track], lane_track, ev, dur, &unused);
     /* the caller pushes the slice, which becomes the lane's innermost */
     lanes_set_key(set, lane, fits ? hi : lane_key(imp, lane_track));
     if (fits) return lane_track;

@@ -66,18 +66,17 @@ static inline int trak__stack_overlap(const trak_tables *t, uint32_t s, int64_t 
   return 1;
 }
 
-/* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
+/* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` (whose info is
+** `info`, &imp->tracks.info.v[track], which the caller has at hand) at ev->ts:
 ** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
 ** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
 ** *overlap filled, if the new slice would partly overlap an open complete slice. A stack of
 ** open B slices only (see closed_on_stack) needs no walk: nothing there ends or overlaps; one
 ** whose only slice with a duration is its top (the rest its open prefix) is decided here, as
 ** the walk's first step decides it; any other goes to trak__stack_walk. */
-__attribute__((always_inline)) static inline int trak__stack_prepare(trak_importer *imp,
-                                                                     uint32_t track,
-                                                                     const trak_ev *ev, int64_t dur,
-                                                                     trak_overlap *overlap) {
-  trak_track_info *info = &imp->tracks.info.v[track];
+__attribute__((always_inline)) static inline int trak__stack_prepare(
+    trak_importer *imp, trak_track_info *info, uint32_t track, const trak_ev *ev, int64_t dur,
+    trak_overlap *overlap) {
   if (!info->closed_on_stack) return 1;
   size_t depth = info->open_depth;
   const trak_tables *t = imp->tables;
@@ -98,15 +97,15 @@ __attribute__((always_inline)) static inline int trak__stack_prepare(trak_import
   return 1;
 }
 
-/* After trak__stack_prepare (dur -1): ends the innermost open slice of `track` whose name and
+/* After trak__stack_prepare (dur -1): ends the innermost open slice of `track` (`info`: its
+** info, &imp->tracks.info.v[track]) whose name and
 ** category match the end record's (absent ones match any), merging the end's args; returns it,
 ** or TRAK_NULL_U32 (an end with nothing to end; Perfetto does not count it). The slice leaves
 ** the stack only if it is the top one: slices still open above it are cut off by the next
 ** event after its end. The top is tried here; trak__stack_end_below does the rest. */
 __attribute__((always_inline)) static inline uint32_t
-trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) {
+trak__stack_end(trak_importer *imp, trak_track_info *info, uint32_t track, const trak_ev *ev) {
   trak_tables *t = imp->tables;
-  trak_track_info *info = &imp->tracks.info.v[track];
   uint32_t name = ev->u.s.name, cat = ev->u.s.cat, s;
   if (TRAK_UNLIKELY(!info->open_depth)) return TRAK_NULL_U32;
   s = (uint32_t)info->open[info->open_depth - 1];

@@ -590,6 +590,7 @@ void trak__tracks_check_hierarchy(trak_importer *imp) {
   if (!mark) abort();
   for (uint32_t i = 0; i < imp->tracks.info.n; i++) {
     trak_track_info *info = &imp->tracks.info.v[i];
+    info->parse_plain = 0; /* the parse phase's tests of the track start over (orphan set here) */
     /* A named descriptor track that merges by name with its siblings is a cookie of Perfetto's
     ** track compressor: siblings of one name share tracks while they do not overlap. */
     if (!info->kind && !info->is_legacy_thread && !info->is_counter && !info->is_state &&

@@ -69,6 +69,9 @@ typedef struct trak_track_info {
   uint8_t closed_on_stack; /* parse phase: the open stack may hold slices that have a duration
                            ** (complete, instant, or ended below the top); 0: only open B slices,
                            ** which trak__stack_prepare need not walk */
+  uint8_t parse_plain; /* parse phase: 1 only when not orphan, not compressed and first_ts set,
+                       ** so that its events skip those tests (event_parser.c); 0 (the state
+                       ** of a new track, and of all at the parse phase's start): test them */
   size_t open_depth;       /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
