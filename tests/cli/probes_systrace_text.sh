@@ -27,9 +27,7 @@ bash -c 'printf trak_marker > /proc/$$/comm
          echo $$ > '$TMP'/marker.pid'
 echo 0 > $TRACEFS/tracing_on
 cat $TRACEFS/trace > "$TMP/trace.txt"
-echo > $TRACEFS/set_event
-echo "$clock_before" > $TRACEFS/trace_clock
-echo "$kb_before" > $TRACEFS/buffer_size_kb
+restore_found
 echo > $TRACEFS/trace
 check_restored "after recording"
 

@@ -32,9 +32,7 @@ record() { # fills the kernel buffers, then reads them as text ($1.txt) and raw 
   cat $TRACEFS/trace > "$TMP/$1.txt"
   "$TRAK" probes --drain "$TMP/$1.pb" --events "$EVENTS" $2 2> "$TMP/drain.log" ||
     fail "drain: $(cat "$TMP/drain.log")"
-  echo > $TRACEFS/set_event
-  echo "$clock_before" > $TRACEFS/trace_clock
-  echo "$kb_before" > $TRACEFS/buffer_size_kb
+  restore_found
   echo > $TRACEFS/trace
   "$TRAK" dump "$TMP/$1.pb" > "$TMP/$1.dump"
 }
