@@ -18,9 +18,6 @@
 
 #include "processor/tables/prefault.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14; an older kernel answers EINVAL and nothing is done */
-#endif
 
 void trak__ahead_init(trak_ahead *a, const trak_col_mem *cols, size_t n, size_t rows) {
   if (n > TRAK_PREFAULT_MAX_COLUMNS) n = TRAK_PREFAULT_MAX_COLUMNS;

@@ -22,6 +22,11 @@
 
 #include "processor/tables/storage.h" /* trak_col_mem */
 
+#include <sys/mman.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; an older kernel answers EINVAL and nothing is done */
+#endif
+
 #define TRAK_PREFAULT_MAX_COLUMNS 16
 
 /* The columns of one table and how much of each is present; the calling thread's alone. */

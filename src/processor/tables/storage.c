@@ -83,9 +83,6 @@ void trak__map_free(trak_map *m) {
 #ifndef SLOT_MAPPED
 #define SLOT_MAPPED ((size_t)64 << 10)
 #endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14; before, the pages fault as they are written */
-#endif
 /* Entries whose pages a put makes present at once when it reaches them (ENTRY_AHEAD keys are
 ** 64 KiB, their values 32 KiB): one call instead of a fault a page (16 and 8 of them). */
 #define ENTRY_AHEAD 8192
