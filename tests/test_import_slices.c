@@ -168,12 +168,43 @@ static void test_top_cases(void **state) {
   check_all(ev, c, sizeof c / sizeof *c);
 }
 
+/* An end's args merged into its begin's (arg_sets.c trak__args_merge): the begin's rows copied
+** (every column), a key both have takes the end's value in the begin's place, an array the
+** begin has continues after its last element, the end's other keys follow; a begin without
+** args takes the end's set, and an end below the top (e, under g) merges too. Merged sets are shared like
+** any: two equal merges give one id, and a merge equal to another slice's set takes its id. */
+static void test_end_args_merged(void **state) {
+  (void)state;
+  const char *ev =
+      EVA("B", "a", 1, 1, "{\"k\":1,\"s\":\"x\",\"r\":1.5,\"arr\":[1,2]}") ","
+      EVA("E", "a", 1, 2, "{\"k\":7,\"arr\":[3],\"n\":{\"q\":true}}") ","
+      EVA("B", "b", 1, 3, "{\"k\":1,\"s\":\"x\",\"r\":1.5,\"arr\":[1,2]}") ","
+      EVA("E", "b", 1, 4, "{\"k\":7,\"arr\":[3],\"n\":{\"q\":true}}") ","
+      EVA("B", "c", 1, 5, "{\"k\":7}") "," EVA("E", "c", 1, 6, "{\"k\":7}") ","
+      "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"args\":{\"k\":7}},"
+      EVA("B", "e", 2, 1, "{\"u\":\"v\"}") "," EV("B", "f", 2, 2) ","
+      EVA("E", "f", 2, 3, "{\"w\":2}") "," EV("B", "g", 2, 4) ","
+      EVA("E", "e", 2, 5, "{\"u\":\"z\",\"w\":2}") "," INSTANT("h", 2, 6);
+  const sc_check c[] = {
+      {"SELECT s.name, group_concat(a.key || '=' || a.display_value, ' ') FROM slice s "
+       "JOIN (SELECT * FROM args ORDER BY key) a USING(arg_set_id) GROUP BY s.id ORDER BY s.id",
+       "a|args.arr[0]=1 args.arr[1]=2 args.arr[2]=3 args.k=7 args.n.q=true args.r=1.5 args.s=x\n"
+       "e|args.u=z args.w=2\nf|args.w=2\n"
+       "b|args.arr[0]=1 args.arr[1]=2 args.arr[2]=3 args.k=7 args.n.q=true args.r=1.5 args.s=x\n"
+       "c|args.k=7\nd|args.k=7"},
+      {"SELECT count(DISTINCT arg_set_id) FROM slice WHERE name IN ('a', 'b')", "1"},
+      {"SELECT count(DISTINCT arg_set_id) FROM slice WHERE name IN ('c', 'd')", "1"},
+      {STATS, "misplaced_end_event|1"},
+  };
+  check_all(ev, c, sizeof c / sizeof *c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nesting),        cmocka_unit_test(test_end_below_top),
       cmocka_unit_test(test_instants_stack), cmocka_unit_test(test_overlap_spills),
       cmocka_unit_test(test_unmatched_end),  cmocka_unit_test(test_open_prefix_moves),
-      cmocka_unit_test(test_top_cases),
+      cmocka_unit_test(test_top_cases),      cmocka_unit_test(test_end_args_merged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -443,6 +443,50 @@ static void out_of_order_counters_sorted(void **state) {
   free(text);
 }
 
+/* A process's counters (no tid: the process's sequence) written by `threads` threads in turn,
+** in bursts of 1-8 values, each thread's clock its own (a thread far ahead of another): the sequence is a few runs in order
+** interleaved, sorted from those runs up to 16 threads (event_merge.c split_runs) and as any
+** keys past that. Equal timestamps across threads (every clock steps by 0-3) come in file
+** order (the value is the file index), as with either sort. */
+static void interleaved_counters_sorted(void **state) {
+  (void)state;
+  static const unsigned counts[] = {1, 2, 3, 4, 16, 17, 40};
+  for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+    unsigned threads = counts[c];
+    size_t cap = 1 << 20, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    unsigned clock[40];
+    for (unsigned t = 0; t < threads; t++)
+      clock[t] = 100 + 37 * t;
+    n += (size_t)snprintf(text + n, cap - n, "[");
+    uint64_t r = 0x2545f4914f6cdd1dULL + c;
+    unsigned i = 0;
+    while (i < 6000) {
+      r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+      unsigned t = (unsigned)(r % threads), burst = 1 + (unsigned)(r >> 20) % 8;
+      for (unsigned b = 0; b < burst && i < 6000; b++, i++) {
+        clock[t] += (unsigned)(r >> (24 + 2 * b)) % 4;
+        n += (size_t)snprintf(text + n, cap - n,
+                              "%s{\"ph\":\"C\",\"name\":\"c\",\"ts\":%u,\"pid\":1,"
+                              "\"args\":{\"v\":%u}}",
+                              i ? "," : "", clock[t], i);
+      }
+    }
+    n += (size_t)snprintf(text + n, cap - n, "]");
+    trak_processor *p = import_split(text, n, n);
+    assert_query(p, "select count(*) from counter", "6000");
+    assert_query(p,
+                 "select count(*) from (select ts, value, lag(ts) over (order by id) as pts, "
+                 "lag(value) over (order by id) as pv from counter) "
+                 "where pts > ts or (pts = ts and pv > value)",
+                 "0");
+    assert_query(p, "select sum(value) from counter", "17997000.0");
+    trak_processor_free(p);
+    free(text);
+  }
+}
+
 static int scan(const char *text, int final, trak_json_value *v, trak_json_cur *c) {
   c->p = text;
   c->end = text + strlen(text);
@@ -564,6 +608,7 @@ int main(void) {
       cmocka_unit_test(export_reimports),
       cmocka_unit_test(threads_taking_turns),
       cmocka_unit_test(out_of_order_counters_sorted),
+      cmocka_unit_test(interleaved_counters_sorted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,8 +78,10 @@ static int damages_input(const char *stat) {
                                       "debug_annotation_too_deep",
                                       "arg_key_too_long",
                                       "import_memory_limit"};
+  /* (the first letters first: a trace may report a problem of another kind per event, such as
+  ** misplaced_end_event, and a call of strcmp per name cost ~40 instructions) */
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (!strcmp(stat, names[i])) return 1;
+    if (stat[0] == names[i][0] && !strcmp(stat, names[i])) return 1;
   return 0;
 }
 

@@ -71,7 +71,7 @@ static uint32_t dedupe(trak_tables *t, uint32_t set, uint32_t n) {
       t->args.key[old] = key;
     }
   }
-  free(index);
+  if (index) free(index); /* (a call saved for the small sets, nearly all) */
   return out;
 }
 
@@ -133,17 +133,29 @@ uint32_t trak__args_share_finish(trak_importer *imp, uint32_t set, uint32_t n, u
   return old;
 }
 
-/* Appends a copy of the rows of arg set `from` to the set being built at `set`. */
+/* Copies row `from`'s value and its type to row `to`. */
 static void copy_value(trak_tables *t, uint32_t from, uint32_t to) {
   t->args.value_type[to] = t->args.value_type[from];
   t->args.value[to] = t->args.value[from];
 }
 
+/* Appends to the set being built at `set` a row with keys `flat_key` and `key` and row
+** `from`'s value: trak__args_push's row without its defaults, every column written here. */
+static inline void append_row(trak_tables *t, uint32_t set, uint32_t flat_key, uint32_t key,
+                              uint32_t from) {
+  _Static_assert(0 TRAK_COLUMNS_args(TRAK_COUNT_S, args) == 5, "an args column is not written");
+  uint32_t to = trak__args_push_unset(t);
+  t->args.arg_set_id[to] = set;
+  t->args.flat_key[to] = flat_key;
+  t->args.key[to] = key;
+  t->args.value[to] = t->args.value[from];
+  t->args.value_type[to] = t->args.value_type[from];
+}
+
 void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set) {
+  /* (the rows appended are past `from`'s: the loop ends at them) */
   for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++)
-    copy_value(t, row,
-               trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
-                             (trak_arg_type)t->args.value_type[row]));
+    append_row(t, set, t->args.flat_key[row], t->args.key[row], row);
 }
 
 /* The index of a key's first array element ("debug.arr[3].x" -> 3, the prefix length 9 up to
@@ -185,9 +197,7 @@ static void merge_row(trak_importer *imp, uint32_t set, uint32_t n_begin, uint32
       if (key != imp->args.keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
       return;
     }
-  copy_value(
-      t, row,
-      trak__arg_add(t, set, t->args.flat_key[row], key, (trak_arg_type)t->args.value_type[row]));
+  append_row(t, set, t->args.flat_key[row], key, row);
 }
 
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {

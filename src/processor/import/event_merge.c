@@ -81,42 +81,100 @@ static void merge_runs(const sort_key *in, sort_key *out, size_t lo, size_t mid,
   memcpy(out + o, in + j, (hi - j) * sizeof *in);
 }
 
+/* Merges the runs of `a` that end at ends[0, runs) (the first from 0) pairwise, over and over
+** (`b` the other buffer of as many keys), until one is left; `ends` is overwritten. Returns the
+** buffer that holds it. */
+static sort_key *merge_all(sort_key *a, sort_key *b, size_t *ends, size_t runs) {
+  while (runs > 1) {
+    size_t r = 0, lo = 0;
+    for (size_t i = 0; i < runs; i += 2) {
+      size_t mid = ends[i], hi = i + 1 < runs ? ends[i + 1] : mid;
+      merge_runs(a, b, lo, mid, hi);
+      ends[r++] = lo = hi;
+    }
+    runs = r;
+    sort_key *swap = a;
+    a = b, b = swap;
+  }
+  return a;
+}
+
+/* The most runs in order a sequence's keys are split into (split_runs) before they are sorted
+** as any keys are: four merge passes at most. */
+#define SPLIT_RUNS 16
+
+/* Splits keys in[0, n) into the fewest runs that are each in order, as a few sequences written
+** in turn are (a process's counters from its threads' bursts: one run a thread): each key goes
+** to the first run whose last key is not after it, so the runs' last keys stay in decreasing
+** order and a key that goes to no run is before every run's last, which makes a new one (the
+** runs counted are the longest decreasing subsequence's length, the fewest possible). The runs
+** are written one after the other to out[0, n), each in the keys' order, with their ends in
+** ends[]. Returns their number, or 0 if the keys need more than SPLIT_RUNS (out is then
+** clobbered). `run` is scratch of n bytes. */
+static size_t split_runs(const sort_key *in, size_t n, sort_key *out, size_t *ends, uint8_t *run) {
+  sort_key last[SPLIT_RUNS];
+  size_t runs = 0, count[SPLIT_RUNS];
+  for (size_t i = 0; i < n; i++) {
+    size_t r = 0;
+    while (r < runs && key_before(&in[i], &last[r]))
+      r++;
+    if (r == runs) {
+      if (runs == SPLIT_RUNS) return 0;
+      count[runs++] = 0;
+    }
+    last[r] = in[i];
+    count[r]++;
+    run[i] = (uint8_t)r;
+  }
+  size_t at[SPLIT_RUNS];
+  for (size_t r = 0, sum = 0; r < runs; r++)
+    at[r] = sum, sum += count[r], ends[r] = sum;
+  for (size_t i = 0; i < n; i++)
+    out[at[run[i]]++] = in[i];
+  return runs;
+}
+
 /* Sorts an unpacked sequence's records in timestamp order (ties: see trak__ev_tie_key when
-** imp->json_tie_order, else file order): their keys by a bottom-up merge sort (runs of 16 by
-** insertion first) with the comparison inline, then the records moved once. The records come
-** mostly in order (a process's counters from its threads' bursts), which the insertion and
-** the in-order test of each merge make cheap. */
+** imp->json_tie_order, else file order): their keys by a bottom-up merge sort with the
+** comparison inline, then the records moved once. Keys that are a few runs in order
+** interleaved (split_runs) are merged from those runs; any others from runs of 16 sorted by
+** insertion. The records come mostly in order (a process's counters from its threads'
+** bursts), which the in-order test of each merge makes cheap too. */
 static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
-  size_t n = seq->n_events;
-  sort_key *k = malloc((n ? n : 1) * sizeof *k), *tmp = malloc((n ? n : 1) * sizeof *tmp);
-  trak_ev *out = malloc((n ? n : 1) * sizeof *out);
-  if (!k || !tmp || !out) abort();
+  size_t n = seq->n_events, n1 = n ? n : 1;
+  sort_key *k = malloc(n1 * sizeof *k), *tmp = malloc(n1 * sizeof *tmp);
+  size_t *ends = malloc((n1 / 16 + 1 > SPLIT_RUNS ? n1 / 16 + 1 : SPLIT_RUNS) * sizeof *ends);
+  uint8_t *run = malloc(n1);
+  trak_ev *out = malloc(n1 * sizeof *out);
+  if (!k || !tmp || !ends || !run || !out) abort();
   int ties = imp->json_tie_order;
   for (size_t i = 0; i < n; i++) {
     const trak_ev *ev = &seq->all[i];
-    sort_key key = {ev->ts, ties ? trak__ev_tie_key(imp, ev) : 0, ev->pkt, (uint32_t)i};
-    size_t j = i & ~(size_t)15; /* the run of 16 this key joins, sorted by insertion */
-    size_t at = i;
-    while (at > j && key_before(&key, &k[at - 1])) {
-      k[at] = k[at - 1];
-      at--;
-    }
-    k[at] = key;
+    tmp[i] = (sort_key){ev->ts, ties ? trak__ev_tie_key(imp, ev) : 0, ev->pkt, (uint32_t)i};
   }
-  for (size_t width = 16; width < n; width *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * width) {
-      size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-      merge_runs(k, tmp, lo, mid, hi);
+  size_t runs = split_runs(tmp, n, k, ends, run);
+  if (!runs) {
+    for (size_t i = 0; i < n; i++) {
+      size_t j = i & ~(size_t)15; /* the run of 16 this key joins, sorted by insertion */
+      size_t at = i;
+      while (at > j && key_before(&tmp[i], &k[at - 1])) {
+        k[at] = k[at - 1];
+        at--;
+      }
+      k[at] = tmp[i];
     }
-    sort_key *swap = k;
-    k = tmp, tmp = swap;
+    for (size_t lo = 0; lo < n; lo += 16)
+      ends[runs++] = lo + 16 < n ? lo + 16 : n;
   }
+  const sort_key *sorted = merge_all(k, tmp, ends, runs);
   for (size_t i = 0; i < n; i++)
-    out[i] = seq->all[k[i].i];
+    out[i] = seq->all[sorted[i].i];
   free(seq->all);
   seq->all = out;
   free(k);
   free(tmp);
+  free(ends);
+  free(run);
 }
 
 /* Sequences to unpack or to sort, on one or two threads: each takes the next in turn. */

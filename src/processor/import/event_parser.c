@@ -54,21 +54,33 @@ static inline int makes_row(const trak_track_info *info, const trak_ev *ev) {
   return !info->made_early || ev->arg_set_id == TRAK_NULL_U32;
 }
 
-/* Adds one counter value with its arg set (TRAK_NULL_U32: none); returns it after scaling and
-** accumulation. A value on a track that is not a counter track is dropped (and counted), as
-** Perfetto drops it. */
-static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v,
-                            uint32_t set) {
-  trak_track_info *info = &imp->tracks.info.v[track];
-  if (TRAK_UNLIKELY(!info->is_counter)) {
+/* counter_value's rare cases: a value on a track that is no counter track is dropped (and
+** counted), as Perfetto drops it (returns 0); the first value on a counter track makes it a row
+** (unless a ProcessStats packet made it: makes_row). Returns 1 unless dropped. */
+__attribute__((noinline, cold)) static int counter_track_check(trak_importer *imp,
+                                                               const trak_ev *ev,
+                                                               trak_track_info *info,
+                                                               uint32_t track) {
+  if (!info->is_counter) {
     char label[160];
     trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
                     "counter value on %s, which has no counter descriptor; dropped",
                     track_label(imp, track, label, sizeof label));
-    return v;
+    return 0;
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && makes_row(info, ev))
-    track_made(imp, info, ev, track, 0);
+  if (makes_row(info, ev)) track_made(imp, info, ev, track, 0);
+  return 1;
+}
+
+/* Adds one counter value with its arg set (TRAK_NULL_U32: none); returns it after scaling and
+** accumulation (as it was when dropped: see counter_track_check). (Not inlined into the parse
+** loop: GCC's allocation of the loop's registers then costs more than the call.) */
+__attribute__((noinline)) static double counter_value(trak_importer *imp, const trak_ev *ev,
+                                                      uint32_t track, double v, uint32_t set) {
+  trak_track_info *info = &imp->tracks.info.v[track];
+  if (TRAK_UNLIKELY(!info->is_counter || info->first_ts == INT64_MAX) &&
+      !counter_track_check(imp, ev, info, track))
+    return v;
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   uint32_t row = trak__counter_add(imp->tables, ev->ts, track, v);
   if (TRAK_UNLIKELY(set != TRAK_NULL_U32)) {

@@ -528,14 +528,6 @@ uint32_t trak__machine_add(trak_tables *t, int64_t raw_id) {
   return i;
 }
 
-uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value) {
-  uint32_t i = trak__counter_push(t);
-  t->counter.ts[i] = ts;
-  t->counter.value[i] = value;
-  t->counter.track_id[i] = track;
-  return i;
-}
-
 uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t category,
                          uint32_t value, uint32_t arg_set_id) {
   uint32_t i = trak__state_push(t);

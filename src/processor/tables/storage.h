@@ -422,10 +422,21 @@ static inline uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t trac
   t->slice.arg_set_id[i] = arg_set_id;
   return i;
 }
+/* (Inline too: a trace's counter values are parsed one a record.) */
+static inline uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track,
+                                         double value) {
+  _Static_assert(0 TRAK_COLUMNS_counter(TRAK_COUNT_S, counter) == 4,
+                 "a counter column lacks its value");
+  uint32_t i = trak__counter_push_unset(t);
+  t->counter.ts[i] = ts;
+  t->counter.track_id[i] = track;
+  t->counter.value[i] = value;
+  t->counter.arg_set_id[i] = TRAK_NULL_U32;
+  return i;
+}
 uint32_t trak__track_add(trak_tables *t, trak_track_kind kind);
 uint32_t trak__thread_add(trak_tables *t, int64_t tid);
 uint32_t trak__process_add(trak_tables *t, int64_t pid);
-uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value);
 uint32_t trak__machine_add(trak_tables *t, int64_t raw_id);
 uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t category,
                          uint32_t value, uint32_t arg_set_id);
