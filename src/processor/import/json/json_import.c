@@ -315,7 +315,7 @@ static inline void event_emit(trak_json_import *j, trak_json_ops *ops, int in_bu
   trak_json_op *op = (trak_json_op *)(void *)((char *)e - offsetof(trak_json_op, e)); /* op_next's */
   ops->n++;
   op->kind = JSON_OP_EVENT, op->at = 0, op->owned = NULL;
-  op->index = j->event_index, op->offset = offset;
+  op->offset = offset; /* its index set before it was read (events_read) */
   if (in_buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }
 
@@ -343,6 +343,7 @@ static inline __attribute__((always_inline)) int events_read(trak_json_import *j
     if (ops) {
       if (TRAK_UNLIKELY(op == op_end)) op = op_next(j), op_end = ops->v + ops->cap;
       e = &op->e;
+      op->index = j->event_index; /* here, not beside the offset: gcc paired the two in a vector */
     }
     jevent_clear(e);
     e->leaf_at = (uint32_t)j->leaves_kept;
