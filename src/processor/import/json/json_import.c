@@ -137,7 +137,7 @@ static inline void jevent_clear(jevent *e) {
 ** e->leaf_at on: a second "args" member replaces the first's), its first key predicted by the
 ** phase (`ph`: its row of j->key_pred), else with the tokenizer. */
 static inline __attribute__((always_inline)) int args_read(trak_json_import *j, trak_json_cur *c,
-                                                          jevent *e, unsigned ph) {
+                                                           jevent *e, unsigned ph) {
   *j->lv.n = e->leaf_at;
   e->leaf_n = UINT32_MAX;
   j->dict.last = TRAK_JSON_DICT_MAX + 1 + ph;
@@ -154,8 +154,8 @@ static inline __attribute__((always_inline)) int args_read(trak_json_import *j, 
 ** (j->key_pred): its comma, quotes and ':' in one word compare. `room16`: c->end - 16, as an
 ** address. */
 static inline __attribute__((always_inline)) int event_read(trak_json_import *restrict j,
-                                                           trak_json_cur *restrict c,
-                                                           jevent *restrict e, uintptr_t room16) {
+                                                            trak_json_cur *restrict c,
+                                                            jevent *restrict e, uintptr_t room16) {
   int rc;
   trak_json_key_pred *row;
   unsigned prev, ph;
@@ -325,7 +325,7 @@ static inline void event_emit(trak_json_import *j, trak_json_ops *ops, int in_bu
 ** Returns as step does. (A copy of the loop for each of one and two threads cost more than the
 ** tests of `ops` it saves: gcc then kept the event's address on the stack.) */
 static inline __attribute__((always_inline)) int events_read(trak_json_import *j,
-                                                            trak_json_cur *c) {
+                                                             trak_json_cur *c) {
   int ch, rc;
   trak_json_ops *const ops = j->ops;
   const int in_buf = j->base == j->buf;
