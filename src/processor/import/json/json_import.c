@@ -123,20 +123,21 @@ __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, co
   j->state = ST_DEAD;
 }
 
-/* Marks every field absent (only the pointers: clearing the whole struct costs more than
-** reading a small event; plain stores, as a loop over their addresses is not unrolled). */
+/* Marks every field absent but ph and saw_field, which event_read sets first (only the pointers:
+** clearing the whole struct costs more than reading a small event; plain stores, as a loop over
+** their addresses is not unrolled). */
 static inline void jevent_clear(jevent *e) {
-  e->ph.s = e->name.s = e->cat.s = e->ts.s = e->dur.s = e->tts.s = NULL;
+  e->name.s = e->cat.s = e->ts.s = e->dur.s = e->tts.s = NULL;
   e->tdur.s = e->pid.s = e->tid.s = e->id.s = e->id2.s = e->scope.s = NULL;
   e->s.s = e->bp.s = e->args.s = e->bind_id.s = e->flow_in.s = e->flow_out.s = NULL;
-  e->saw_field = 0;
   e->leaf_n = UINT32_MAX;
 }
 
 /* Reads the event's "args" value at the cursor: an object of the common shape into leaves (from
 ** e->leaf_at on: a second "args" member replaces the first's), its first key predicted by the
 ** phase (`ph`: its row of j->key_pred), else with the tokenizer. */
-static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e, unsigned ph) {
+static inline __attribute__((always_inline)) int args_read(trak_json_import *j, trak_json_cur *c,
+                                                           jevent *e, unsigned ph) {
   *j->lv.n = e->leaf_at;
   e->leaf_n = UINT32_MAX;
   j->dict.last = TRAK_JSON_DICT_MAX + 1 + ph;
@@ -147,25 +148,31 @@ static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e, un
   return trak__json_value_fast(c, &e->args, 1);
 }
 
-/* Reads one event object in one pass; its members' values stay spans into the buffer, its args
-** are read into leaves when they can be (j->leaves_on). The key that followed the last field
-** read, in the last event of the same phase, is tried first (j->key_pred): its comma, quotes
-** and ':' in one word compare. */
-static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
+/* Reads one event object in one pass into e (cleared by jevent_clear); its members' values stay
+** spans into the buffer, its args are read into leaves when they can be (j->leaves_on). The key
+** that followed the last field read, in the last event of the same phase, is tried first
+** (j->key_pred): its comma, quotes and ':' in one word compare. `room16`: c->end - 16, as an
+** address. */
+static inline __attribute__((always_inline)) int event_read(trak_json_import *restrict j,
+                                                            trak_json_cur *restrict c,
+                                                            jevent *restrict e, uintptr_t room16) {
   int rc;
   trak_json_key_pred *row;
-  unsigned prev;
+  unsigned prev, ph;
   trak_json_value *slot;
   const char *at = c->p;
   /* `{"ph":"X"`, the common start, in one word compare: as the steps below read it */
-  if (TRAK_LIKELY(c->end - at >= 16 && (trak__json_word_at(at) << 8) == trak__json_word_at("\0{\"ph\":\"") &&
+  if (TRAK_LIKELY((uintptr_t)at <= room16 &&
+                  (trak__json_word_at(at) << 8) == trak__json_word_at("\0{\"ph\":\"") &&
                   at[8] == '"' && at[7] != '"' && at[7] != '\\')) {
     e->saw_field = 1;
     e->ph.kind = TRAK_JSON_STRING, e->ph.escaped = 0, e->ph.s = at + 7, e->ph.len = 1;
     c->p = at + 9;
     prev = 0; /* the "ph" field */
+    ph = (unsigned char)at[7] & 31;
     goto phase_read;
   }
+  e->ph.s = NULL, e->saw_field = 0;
   if (TRAK_LIKELY(c->p < c->end && *c->p == '{'))
     c->p++;
   else if ((rc = trak__json_expect(c, '{', "expected an event object")))
@@ -210,8 +217,8 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
       } else if ((rc = trak__json_value_fast(c, &e->ph, 1))) {
         return rc;
       }
+      ph = (unsigned char)e->ph.s[0] & 31;
     phase_read:;
-      unsigned ph = (unsigned char)e->ph.s[0] & 31;
       if (TRAK_UNLIKELY(j->shape_stale >> ph & 1)) trak__json_shape_build(j, ph);
       /* The phase's keys in their usual order and spelling, with their strings and numbers of
       ** the usual form, read in one loop; at the first other key the loop below goes on from
@@ -308,8 +315,77 @@ static inline void event_emit(trak_json_import *j, trak_json_ops *ops, int in_bu
   trak_json_op *op = (trak_json_op *)(void *)((char *)e - offsetof(trak_json_op, e)); /* op_next's */
   ops->n++;
   op->kind = JSON_OP_EVENT, op->at = 0, op->owned = NULL;
-  op->index = j->event_index, op->offset = offset;
+  op->offset = offset; /* its index set before it was read (events_read) */
   if (in_buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
+}
+
+/* The ST_EVENT state: events one after another without going back through the state machine;
+** an event cut by the buffer's end is read again from its start with more bytes. What stays the
+** same for the step is read once (stores through the event's bytes would make them reloaded).
+** Returns as step does. (A copy of the loop for each of one and two threads cost more than the
+** tests of `ops` it saves: gcc then kept the event's address on the stack.) */
+static inline __attribute__((always_inline)) int events_read(trak_json_import *j,
+                                                             trak_json_cur *c) {
+  int ch, rc;
+  trak_json_ops *const ops = j->ops;
+  const int in_buf = j->base == j->buf;
+  const uint64_t offset0 = j->buf_offset - (uint64_t)(uintptr_t)j->base; /* + an address */
+  /* an event read before and not handed over left its leaves; each event handed over sets
+  ** leaves_kept to the leaves' count, so this holds at every event's start */
+  *j->lv.n = j->leaves_kept;
+  /* The op slots from op to op_end are there to be read into (ops->v moves only in op_next). As
+  ** addresses, the bytes' end less 16 and 8 (no buffer ends in the first bytes of the address
+  ** space). */
+  trak_json_op *op = ops ? ops->v + ops->n : NULL, *op_end = ops ? ops->v + ops->cap : NULL;
+  const uintptr_t room16 = (uintptr_t)c->end - 16, room8 = (uintptr_t)c->end - 8;
+  for (int n = 0;; n++) {
+    jevent local, *e = &local;
+    if (ops) {
+      if (TRAK_UNLIKELY(op == op_end)) op = op_next(j), op_end = ops->v + ops->cap;
+      e = &op->e;
+      op->index = j->event_index; /* here, not beside the offset: gcc paired the two in a vector */
+    }
+    jevent_clear(e);
+    e->leaf_at = (uint32_t)j->leaves_kept;
+    const char *start = c->p;
+    if ((rc = event_read(j, c, e, room16))) {
+      if (rc == TRAK_JSON_MORE && n) {
+        c->p = start;
+        return TRAK_JSON_PAUSE;
+      }
+      if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
+      return rc;
+    }
+    event_emit(j, ops, in_buf, e, start, c->p, offset0 + (uint64_t)(uintptr_t)start);
+    if (ops) op++;
+    j->event_index++;
+    if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
+    const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
+    if (TRAK_LIKELY((uintptr_t)q <= room8)) {
+      uint64_t w = trak__json_word_at(q);
+      if (TRAK_LIKELY((w & 0xffffff) == (trak__json_word_at(",\n{\0\0\0\0\0") & 0xffffff))) {
+        c->p = q + 2;
+        continue;
+      }
+      if ((w & 0xffff) == (trak__json_word_at(",{\0\0\0\0\0\0") & 0xffff)) {
+        c->p = q + 1;
+        continue;
+      }
+    } else if (c->end - q >= 3 && q[0] == ',' && (q[1] == '{' || (q[1] == '\n' && q[2] == '{'))) {
+      c->p = q + 1 + (q[1] == '\n');
+      continue;
+    }
+    ch = trak__json_peek(c);
+    if (ch != ',') break;
+    const char *comma = c->p++;
+    ch = trak__json_peek(c);
+    if (ch != '{') { /* the end of the buffer, a trailing comma, or an error: the slow path */
+      c->p = comma;
+      break;
+    }
+  }
+  j->state = ST_EVENTS_NEXT;
+  return TRAK_JSON_OK;
 }
 
 /* ---- the outer structure --------------------------------------------------------------- */
@@ -463,57 +539,8 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     }
     j->state = ST_EVENT;
     return TRAK_JSON_OK;
-  case ST_EVENT: {
-    /* Events one after another without going back through the state machine; an event cut
-    ** by the buffer's end is read again from its start with more bytes. What stays the same
-    ** for the step is read once (stores through the event's bytes would make them reloaded). */
-    trak_json_ops *const ops = j->ops;
-    const int in_buf = j->base == j->buf;
-    const uint64_t offset0 = j->buf_offset - (uint64_t)(uintptr_t)j->base; /* + an address */
-    for (int n = 0;; n++) {
-      jevent local, *e = ops ? &op_next(j)->e : &local;
-      jevent_clear(e);
-      *j->lv.n = j->leaves_kept; /* an event read before and not handed over left its leaves */
-      e->leaf_at = (uint32_t)j->leaves_kept;
-      const char *start = c->p;
-      if ((rc = event_read(j, c, e))) {
-        if (rc == TRAK_JSON_MORE && n) {
-          c->p = start;
-          return TRAK_JSON_PAUSE;
-        }
-        if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
-        return rc;
-      }
-      event_emit(j, ops, in_buf, e, start, c->p, offset0 + (uint64_t)(uintptr_t)start);
-      j->event_index++;
-      if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
-      const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
-      if (TRAK_LIKELY(c->end - q >= 8)) {
-        uint64_t w = trak__json_word_at(q);
-        if (TRAK_LIKELY((w & 0xffffff) == (trak__json_word_at(",\n{\0\0\0\0\0") & 0xffffff))) {
-          c->p = q + 2;
-          continue;
-        }
-        if ((w & 0xffff) == (trak__json_word_at(",{\0\0\0\0\0\0") & 0xffff)) {
-          c->p = q + 1;
-          continue;
-        }
-      } else if (c->end - q >= 3 && q[0] == ',' && (q[1] == '{' || (q[1] == '\n' && q[2] == '{'))) {
-        c->p = q + 1 + (q[1] == '\n');
-        continue;
-      }
-      ch = trak__json_peek(c);
-      if (ch != ',') break;
-      const char *comma = c->p++;
-      ch = trak__json_peek(c);
-      if (ch != '{') { /* the end of the buffer, a trailing comma, or an error: the slow path */
-        c->p = comma;
-        break;
-      }
-    }
-    j->state = ST_EVENTS_NEXT;
-    return TRAK_JSON_OK;
-  }
+  case ST_EVENT:
+    return events_read(j, c);
   case ST_EVENTS_NEXT:
     ch = trak__json_peek(c);
     if (ch < 0) return TRAK_JSON_MORE;
