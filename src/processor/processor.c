@@ -1,6 +1,7 @@
 /*
 ** This file holds the public processor API of include/trak/processor.h: lifetime, feeding,
-** finishing (sort + tables + the SQL connection; SQL's set-up on first use), statistics, and queries with typed row access.
+** finishing (sort + tables + the SQL connection; SQL's set-up on first use, trak__sql_ready),
+** statistics, and queries with typed row access.
 */
 #include <errno.h>
 #include <stdio.h>

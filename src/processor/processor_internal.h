@@ -49,8 +49,9 @@ struct trak_processor {
   trak_processor_options opts;
   trak_phase_clock clock; /* the import's phases, printed with TRAK_IMPORT_PROFILE=1 */
   int finished;
-  sqlite3 *db; /* opened by trak_processor_finish; its tables, views, functions and PerfettoSQL
-               ** prelude are set up on first use, by trak__sql_ready */
+  /* The connection, opened by trak_processor_finish; its tables, views, functions and
+  ** PerfettoSQL prelude are set up on first use, by trak__sql_ready. */
+  sqlite3 *db;
   int sql_state;        /* 0: not set up yet, 1: set up, else the TRAK_E* code it failed with */
   trak_error sql_error; /* that failure, repeated to every later use */
   atomic_int sql_live;  /* 1 once set up: trak_processor_interrupt (any thread, a signal
