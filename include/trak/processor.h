@@ -81,7 +81,12 @@ TRAK_API int trak_processor_new(const trak_processor_options *options, trak_proc
 TRAK_API int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_error *err);
 
 /* Ends the input: sorts the events, builds the tables and makes SQL available. Returns 0, or
-** TRAK_EFORMAT when a text trace does not parse (nothing is imported then), TRAK_ENOMEM. */
+** TRAK_EFORMAT when a text trace does not parse (nothing is imported then), TRAK_ENOMEM. SQL's
+** tables, views, functions and PerfettoSQL prelude are set up by the first call that runs SQL
+** (a query, exec, trak_processor_export, metrics, restrict_sql; at once with
+** TRAK_PROCESSOR_RESTRICT_SQL), so an import that is only converted (JSON, protobuf) or counted
+** does not pay for them; a set-up failure (out of
+** memory: "cannot set up SQL: ...") is then that call's error, and every later one's. */
 TRAK_API int trak_processor_finish(trak_processor *p, trak_error *err);
 
 /* new + feed the whole file ("-" for stdin) in chunks + finish. On error *out is NULL. */
@@ -146,7 +151,8 @@ TRAK_API void trak_query_free(trak_query *q);
 
 /* Makes the statement running on `p` (in another thread, or from a signal handler: it only
 ** sets a flag) stop soon with TRAK_EINVAL and the message "interrupted". Statements started
-** later run normally. */
+** later run normally. It does nothing while SQL is being set up (by the first call that runs
+** SQL, see trak_processor_finish), so that the set-up does not fail. */
 TRAK_API void trak_processor_interrupt(trak_processor *p);
 
 /* A batch of rows in columns, for callers that move whole results (Python, dataframes) rather

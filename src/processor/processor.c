@@ -1,6 +1,7 @@
 /*
 ** This file holds the public processor API of include/trak/processor.h: lifetime, feeding,
-** finishing (sort + tables + SQL), statistics, and queries with typed row access.
+** finishing (sort + tables + the SQL connection; SQL's set-up on first use, trak__sql_ready),
+** statistics, and queries with typed row access.
 */
 #include <errno.h>
 #include <stdio.h>
@@ -83,14 +84,32 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   if (trak__import_result_make(p->imp, trace_type, (int64_t)p->fed, &p->result))
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__phase_clock_mark(&p->clock, "result");
-  rc = trak__sql_init(p, err);
+  rc = trak__sql_open(p, err);
   if (rc) return rc;
-  trak__phase_clock_mark(&p->clock, "sql init");
+  /* The rest of the SQL set-up waits for the first query (trak__sql_ready); restricting SQL
+  ** needs it at once. */
+  if (p->opts.flags & TRAK_PROCESSOR_RESTRICT_SQL) return trak_processor_restrict_sql(p, err);
+  return 0;
+}
+
+int trak__sql_ready(trak_processor *p, trak_error *err) {
+  if (p->sql_state == 1) return 0;
+  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  if (p->sql_state) return trak_error_set(err, p->sql_error.code, "%s", p->sql_error.message);
+  trak_error e = {0};
+  int rc = trak__sql_init(p, &e);
   /* The analysis layer (describe_slice, alert, annotation_track) is built on the SQL layer, so
   ** it is registered here, after it, rather than by sql/ calling up into analysis/. */
-  if (trak__analysis_register(p) != SQLITE_OK)
-    return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
-  if (p->opts.flags & TRAK_PROCESSOR_RESTRICT_SQL) return trak_processor_restrict_sql(p, err);
+  if (!rc && trak__analysis_register(p) != SQLITE_OK)
+    rc = trak_error_set(&e, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
+  trak__phase_clock_mark(&p->clock, "sql init"); /* with the time since finish, if any */
+  if (rc) {
+    p->sql_state = rc;
+    p->sql_error = e;
+    return trak_error_set(err, rc, "%s", e.message);
+  }
+  p->sql_state = 1;
+  atomic_store_explicit(&p->sql_live, 1, memory_order_release);
   return 0;
 }
 
@@ -280,7 +299,8 @@ static int auth_error(const char *msg, trak_error *err) {
 int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const char **tail,
                     trak_error *err) {
   *out = NULL;
-  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  int ready = trak__sql_ready(p, err);
+  if (ready) return ready;
   sqlite3_stmt *stmt = NULL;
   const char *rest = sql;
   /* PerfettoSQL statements run on the way; comments and stray semicolons are skipped. */
@@ -362,11 +382,14 @@ void trak_query_free(trak_query *q) {
 }
 
 void trak_processor_interrupt(trak_processor *p) {
-  if (p->db) sqlite3_interrupt(p->db);
+  /* Not before SQL is set up: an interrupted set-up would fail for good. An interrupt then is
+  ** lost, as one made while no statement runs is. */
+  if (p->db && atomic_load_explicit(&p->sql_live, memory_order_acquire)) sqlite3_interrupt(p->db);
 }
 
 int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err) {
-  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  int ready = trak__sql_ready(p, err);
+  if (ready) return ready;
   char msg[1200];
   if (trak__psql_exec(p, sql, NULL, msg, sizeof msg))
     return trak_error_set(err, TRAK_EINVAL, "%s", msg);

@@ -6,6 +6,7 @@
 #ifndef TRAK_PROCESSOR_INTERNAL_H
 #define TRAK_PROCESSOR_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include <sqlite3.h>
@@ -48,7 +49,13 @@ struct trak_processor {
   trak_processor_options opts;
   trak_phase_clock clock; /* the import's phases, printed with TRAK_IMPORT_PROFILE=1 */
   int finished;
+  /* The connection, opened by trak_processor_finish; its tables, views, functions and
+  ** PerfettoSQL prelude are set up on first use, by trak__sql_ready. */
   sqlite3 *db;
+  int sql_state;        /* 0: not set up yet, 1: set up, else the TRAK_E* code it failed with */
+  trak_error sql_error; /* that failure, repeated to every later use */
+  atomic_int sql_live;  /* 1 once set up: trak_processor_interrupt (any thread, a signal
+                        ** handler) leaves the set-up's own statements alone */
 
   /* input stream */
   int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
@@ -96,10 +103,19 @@ int trak__stream_read_rest(trak_processor *p, FILE *f, struct trak_file_map *m, 
 int trak__stream_finish(trak_processor *p, trak_error *err);
 void trak__stream_free(trak_processor *p);
 
-/* SQL (sql.c): creates the database (p->db), registers tables, views and functions and fills
-** the stats, import log and logs tables from p->result, which must be made. Returns 0,
-** or a negative TRAK_E* code with err set; p->db may then be open, for trak_processor_free. */
+/* SQL (sql.c). trak__sql_open opens the in-memory database (p->db), after giving the heap the
+** import freed back to the system; trak_processor_finish calls it. trak__sql_init then registers
+** tables, views and functions, fills the stats, import log and logs tables from p->result,
+** which must be made, and includes the PerfettoSQL prelude. Each returns 0, or a negative TRAK_E*
+** code with err set; p->db may then be open, for trak_processor_free. */
+int trak__sql_open(trak_processor *p, trak_error *err);
 int trak__sql_init(trak_processor *p, trak_error *err);
+/* Sets up SQL on p the first time it is needed (trak__sql_init, then the analysis layer's
+** tables and functions) so that an import that is never queried (trak convert, exports) does
+** not pay for it: every entry point that runs SQL calls it first (processor.c). Returns 0 once
+** set up; TRAK_ESTATE "the trace is not finished" before trak_processor_finish; else the set-up's
+** failure, the same one at every later call. */
+int trak__sql_ready(trak_processor *p, trak_error *err);
 /* Creates and fills __intrinsic_metadata from p->result.metadata (metadata_table.c). Returns
 ** SQLITE_OK or SQLite's error code. */
 int trak__sql_metadata_fill(trak_processor *p);

@@ -70,9 +70,13 @@ static int job_cancelled(void *arg) {
 static void *run(void *arg) {
   trak_ui_runner *r = arg;
   trak_ui_job *j = r->job;
-  sqlite3_progress_handler(r->p->db, 1000, job_cancelled, r);
-  j->rc = trak__ui_query_page(r->p, j->sql, j->offset, j->limit, &j->out, &j->err);
-  sqlite3_progress_handler(r->p->db, 0, NULL, NULL);
+  /* SQL set up before the handler is on: a cancel must not make the set-up fail for good */
+  j->rc = trak__sql_ready(r->p, &j->err);
+  if (!j->rc) {
+    sqlite3_progress_handler(r->p->db, 1000, job_cancelled, r);
+    j->rc = trak__ui_query_page(r->p, j->sql, j->offset, j->limit, &j->out, &j->err);
+    sqlite3_progress_handler(r->p->db, 0, NULL, NULL);
+  }
   j->done = 1;
   void (*done)(void *) = r->done;
   void *done_arg = r->arg;

@@ -16,6 +16,8 @@ trak_processor *sc_open(const char *text) {
   if (trak_processor_new(NULL, &p, &err)) fail_msg("%s", err.message);
   int rc = trak_processor_feed(p, text, strlen(text), &err);
   if (!rc) rc = trak_processor_finish(p, &err);
+  /* set up now: the tests reach the SQL layer's internals, not only through trak_query_open */
+  if (!rc) rc = trak__sql_ready(p, &err);
   if (rc) fail_msg("import: %s", err.message);
   return p;
 }
@@ -143,6 +145,7 @@ trak_processor *sc_record(void (*fn)(void)) {
   assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
   assert_int_equal(trak_processor_feed(p, data, len, &err), 0);
   assert_int_equal(trak_processor_finish(p, &err), 0);
+  assert_int_equal(trak__sql_ready(p, &err), 0);
   free(data);
   return p;
 }

@@ -467,7 +467,8 @@ static int run_atomic(run_ctx *c, const char *name, trak_error *err) {
 
 int trak_processor_compute_metrics(trak_processor *p, const char *const *names, size_t n,
                                    const trak_metrics_options *opts, trak_error *err) {
-  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  int ready = trak__sql_ready(p, err);
+  if (ready) return ready;
   run_ctx c = {p, opts, {0}, 0};
   for (size_t i = 0; i < n; i++) {
     if (!valid_name(names[i], strlen(names[i])))

@@ -237,7 +237,7 @@ static int fill_packages(trak_processor *p) {
                              p->result.n_packages, package_row, p);
 }
 
-int trak__sql_init(trak_processor *p, trak_error *err) {
+int trak__sql_open(trak_processor *p, trak_error *err) {
 #ifdef __GLIBC__
   /* The import is done: the heap it freed (record blocks trimmed to their rows, stream
   ** buffers) goes back to the system instead of staying resident while the trace is queried
@@ -254,7 +254,14 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   int rc = sqlite3_open_v2(":memory:", &p->db, flags, NULL);
   /* The database lives in memory; so do the sorts and temporary tables of big queries. */
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
-  if (rc == SQLITE_OK) rc = trak__vtab_register(p->db, &p->tables);
+  if (rc != SQLITE_OK)
+    return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
+                          p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");
+  return 0;
+}
+
+int trak__sql_init(trak_processor *p, trak_error *err) {
+  int rc = trak__vtab_register(p->db, &p->tables);
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
   /* The rows in one transaction: each INSERT alone would be a transaction of its own, its
@@ -271,13 +278,13 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
     if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "COMMIT", NULL, NULL, NULL);
   }
   if (rc != SQLITE_OK)
-    return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
-                          p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");
+    return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
   return trak__psql_init(p, err);
 }
 
 int trak_processor_export(trak_processor *p, const char *path, trak_error *err) {
-  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  int ready = trak__sql_ready(p, err);
+  if (ready) return ready;
   remove(path);
   char *sql = sqlite3_mprintf("ATTACH DATABASE %Q AS export_db", path);
   int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);

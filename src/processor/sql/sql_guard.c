@@ -111,7 +111,8 @@ static int collect(sqlite3 *db, const char *sql, trak_sql_guard *g) {
 }
 
 int trak_processor_restrict_sql(trak_processor *p, trak_error *err) {
-  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  int ready = trak__sql_ready(p, err); /* the names it protects are those of the set-up */
+  if (ready) return ready;
   if (p->guard) return 0;
   trak_sql_guard *g = calloc(1, sizeof *g);
   if (!g) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
