@@ -410,6 +410,24 @@ static void threads_taking_turns(void **state) {
   free(text);
 }
 
+/* Closes the JSON array in `text` (n bytes; `cap` allocated, freed here) and imports it; its
+** counter rows number `count` and come in timestamp order, equal timestamps in file order (each
+** value is its event's index in the file), and their values add up to `sum`. */
+static void assert_counters_in_order(char *text, size_t n, size_t cap, const char *count,
+                                     const char *sum) {
+  n += (size_t)snprintf(text + n, cap - n, "]");
+  trak_processor *p = import_split(text, n, n);
+  assert_query(p, "select count(*) from counter", count);
+  assert_query(p,
+               "select count(*) from (select ts, value, lag(ts) over (order by id) as pts, "
+               "lag(value) over (order by id) as pv from counter) "
+               "where pts > ts or (pts = ts and pv > value)",
+               "0");
+  assert_query(p, "select sum(value) from counter", sum);
+  trak_processor_free(p);
+  free(text);
+}
+
 /* A process's counters written out of timestamp order, with many equal timestamps, and X
 ** events (ties then sort by Perfetto's kinds): the sequence is sorted, and the counter rows come
 ** in timestamp order, equal timestamps in file order (the value is the file index). A sort that
@@ -430,23 +448,13 @@ static void out_of_order_counters_sorted(void **state) {
                           ",{\"ph\":\"C\",\"name\":\"c\",\"ts\":%u,\"pid\":1,\"args\":{\"v\":%u}}",
                           ts, i);
   }
-  n += (size_t)snprintf(text + n, cap - n, "]");
-  trak_processor *p = import_split(text, n, n);
-  assert_query(p, "select count(*) from counter", "5003");
-  assert_query(p,
-               "select count(*) from (select ts, value, lag(ts) over (order by id) as pts, "
-               "lag(value) over (order by id) as pv from counter) "
-               "where pts > ts or (pts = ts and pv > value)",
-               "0");
-  assert_query(p, "select sum(value) from counter", "12512503.0");
-  trak_processor_free(p);
-  free(text);
+  assert_counters_in_order(text, n, cap, "5003", "12512503.0");
 }
 
 /* A process's counters (no tid: the process's sequence) written by `threads` threads in turn,
-** in bursts of 1-8 values, each thread's clock its own (a thread far ahead of another): the sequence is a few runs in order
-** interleaved, sorted from those runs up to 16 threads (event_merge.c split_runs) and as any
-** keys past that. Equal timestamps across threads (every clock steps by 0-3) come in file
+** in bursts of 1-8 values, each thread's clock its own (a thread far ahead of another): the
+** sequence is a few runs in order interleaved, sorted from those runs up to 16 threads
+** (event_merge.c split_runs) and as any keys past that. Equal timestamps across threads (every clock steps by 0-3) come in file
 ** order (the value is the file index), as with either sort. */
 static void interleaved_counters_sorted(void **state) {
   (void)state;
@@ -473,17 +481,7 @@ static void interleaved_counters_sorted(void **state) {
                               i ? "," : "", clock[t], i);
       }
     }
-    n += (size_t)snprintf(text + n, cap - n, "]");
-    trak_processor *p = import_split(text, n, n);
-    assert_query(p, "select count(*) from counter", "6000");
-    assert_query(p,
-                 "select count(*) from (select ts, value, lag(ts) over (order by id) as pts, "
-                 "lag(value) over (order by id) as pv from counter) "
-                 "where pts > ts or (pts = ts and pv > value)",
-                 "0");
-    assert_query(p, "select sum(value) from counter", "17997000.0");
-    trak_processor_free(p);
-    free(text);
+    assert_counters_in_order(text, n, cap, "6000", "17997000.0");
   }
 }
 
