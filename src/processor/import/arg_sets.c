@@ -148,8 +148,7 @@ static inline void append_row(trak_tables *t, uint32_t set, uint32_t flat_key, u
   t->args.arg_set_id[to] = set;
   t->args.flat_key[to] = flat_key;
   t->args.key[to] = key;
-  t->args.value[to] = t->args.value[from];
-  t->args.value_type[to] = t->args.value_type[from];
+  copy_value(t, from, to);
 }
 
 void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set) {
