@@ -26,6 +26,15 @@
 #define WAKE (SLOTS / 2)
 #endif
 #define PIECE (32u << 10)     /* bytes per batch: its decoded packets stay in the cache */
+/* bytes per batch of a JSON file the decoding thread reads: the importer's thread applies a
+** batch of JSON ops faster than the decoding thread reads one, so it catches up and sleeps at
+** nearly every batch, and each wake is a futex call on the decoding thread, which bounds the read
+** phase. At 2 M events, 256 KiB batches against 32 KiB: futex calls 11,078 -> 2,276, and the
+** read phase's CPU down by a quarter on both threads (docs/performance.md, branch pipe32). A
+** binary trace's batches stay small: its packets are read again from the cache. */
+#ifndef JSON_PIECE
+#define JSON_PIECE (256u << 10)
+#endif
 #define READ_CHUNK (1u << 20) /* the reads of processor.c's feed_file, as one thread makes them */
 #define POOL 4 /* record blocks the decoding thread keeps faulted in for the importer's thread */
 #define POOL_BLOCK (TRAK_EV_BLOCK_BYTES + 16u) /* sequence.c's largest blocks, 2 MiB */
@@ -39,10 +48,10 @@
 #define BLOCKS_LEAD (64u << 10)
 /* such a JSON file also has the importer's aux words (imp->aux) reserved, one per AUX_BYTES of it,
 ** and made present ahead of their writes like the record blocks, until fewer than AUX_MARGIN
-** words are left in the reserve: a batch of PIECE bytes adds fewer words than it has bytes, so
+** words are left in the reserve: a batch of JSON_PIECE bytes adds fewer words than it has bytes, so
 ** the array never moves (trak__grow) while the decoding thread may be making its pages present */
 #define AUX_BYTES 16
-#define AUX_MARGIN (4 * PIECE)
+#define AUX_MARGIN (4 * JSON_PIECE)
 #ifndef ARGS_BYTES
 #define ARGS_BYTES 16
 #endif
@@ -106,7 +115,8 @@ static int read_piece(trak_pipeline *pl, trak_frame_batch *b) {
     if (!pl->got) return 0;
     pl->fed += pl->got, pl->bytes_in += pl->got, pl->bytes_plain += pl->got;
   }
-  size_t n = pl->got - pl->used < PIECE ? pl->got - pl->used : PIECE;
+  size_t piece = pl->kind == TRAK_PIPE_JSON ? JSON_PIECE : PIECE;
+  size_t n = pl->got - pl->used < piece ? pl->got - pl->used : piece;
   if (pl->map) {
     b->data = pl->chunk + pl->used;
   } else {
