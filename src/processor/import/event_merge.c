@@ -24,7 +24,10 @@
 #include "processor/util/batch_thread.h"
 #include "processor/util/two_threads.h"
 
-#define BATCH 1024u             /* records per batch (40 KiB) */
+/* records per batch (160 KiB): the importer's thread sleeps on the ring and is woken about once
+** a batch, each wake a futex call on the merge thread; at 1,024 records a batch the parse phase
+** of 2 M events took ~10 ms more (docs/performance.md, branch pipe32) */
+#define BATCH 4096u
 #define AHEAD (1u << 17)        /* slice rows made present past the parse's (5 MB) */
 #define AHEAD_PIECE (1u << 14)  /* slice rows made present by one idle call at most (640 KB) */
 #define AHEAD_MARGIN (1u << 15) /* the page-ahead ends this many rows before the reserved end */
