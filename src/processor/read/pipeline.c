@@ -26,12 +26,13 @@
 #define WAKE (SLOTS / 2)
 #endif
 #define PIECE (32u << 10)     /* bytes per batch: its decoded packets stay in the cache */
-/* bytes per batch of a JSON file the decoding thread reads: the importer's thread applies a
-** batch of JSON ops faster than the decoding thread reads one, so it catches up and sleeps at
-** nearly every batch, and each wake is a futex call on the decoding thread, which bounds the read
-** phase. At 2 M events, 256 KiB batches against 32 KiB: futex calls 11,078 -> 2,276, and the
-** read phase's CPU down by a quarter on both threads (docs/performance.md, branch pipe32). A
-** binary trace's batches stay small: its packets are read again from the cache. */
+/* bytes per batch of plain JSON (a file the decoding thread reads, or bytes fed): the
+** importer's thread applies a batch of JSON ops faster than the decoding thread reads one, so
+** it catches up and sleeps at nearly every batch, and each wake is a futex call on the decoding
+** thread, which bounds the read phase. At 2 M events, 256 KiB batches against 32 KiB: futex
+** calls 11,078 -> 2,276, and the read phase's CPU down by a quarter on both threads
+** (docs/performance.md, branch pipe32). A binary trace's batches stay small: its packets are
+** read again from the cache. */
 #ifndef JSON_PIECE
 #define JSON_PIECE (256u << 10)
 #endif
@@ -97,6 +98,11 @@ struct trak_pipeline {
   const void *aux_ahead; /* the importer's thread's: imp->aux as reserved and tracked, or NULL */
 };
 
+/* The bytes of a batch: JSON_PIECE for plain JSON, else PIECE (compressed bytes inflate to more). */
+static size_t piece_bytes(const trak_pipeline *pl) {
+  return pl->kind == TRAK_PIPE_JSON ? JSON_PIECE : PIECE;
+}
+
 /* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
 ** feed_file read it is in (the decoding thread, reading): copied from the read, or pointing
 ** into the mapped file. Returns 0 at the end of the file. */
@@ -115,7 +121,7 @@ static int read_piece(trak_pipeline *pl, trak_frame_batch *b) {
     if (!pl->got) return 0;
     pl->fed += pl->got, pl->bytes_in += pl->got, pl->bytes_plain += pl->got;
   }
-  size_t piece = pl->kind == TRAK_PIPE_JSON ? JSON_PIECE : PIECE;
+  size_t piece = piece_bytes(pl);
   size_t n = pl->got - pl->used < piece ? pl->got - pl->used : piece;
   if (pl->map) {
     b->data = pl->chunk + pl->used;
@@ -242,7 +248,8 @@ static void apply_oldest(trak_pipeline *pl) {
 
 void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len) {
   while (len) {
-    size_t n = len < PIECE ? len : PIECE;
+    size_t piece = piece_bytes(pl);
+    size_t n = len < piece ? len : piece;
     size_t i = pl->fill;
     pthread_mutex_lock(&pl->mu);
     int busy = pl->state[i] != SLOT_FREE;
