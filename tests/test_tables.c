@@ -255,7 +255,7 @@ static void test_sql_columns(void **state) {
   t.slice.dur[s] = 4;
   sqlite3 *db;
   assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-  assert_int_equal(trak__vtab_register(db, &t), SQLITE_OK);
+  assert_int_equal(trak__vtab_register(db, &t, NULL, NULL), SQLITE_OK);
   assert_string_equal(column_names(db, "slice"),
                       "id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id,thread_ts,"
                       "thread_dur,thread_instruction_count,thread_instruction_delta,cat,slice_id");

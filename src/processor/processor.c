@@ -97,11 +97,22 @@ int trak__sql_ready(trak_processor *p, trak_error *err) {
   if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
   if (p->sql_state) return trak_error_set(err, p->sql_error.code, "%s", p->sql_error.message);
   trak_error e = {0};
-  int rc = trak__sql_init(p, &e);
+  /* The whole set-up is one transaction: each of its ~100 statements alone would be a
+  ** transaction of its own, begun and committed. (A failure leaves it open, the message kept:
+  ** the processor is freed, its connection closed, which rolls it back.) */
+  /* Its views and virtual tables go through the schema batch (sql/schema_batch.c), read by
+  ** SQLite once at the end instead of at each CREATE. */
+  int rc = sqlite3_exec(p->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+                   trak__sql_schema_begin(p) == SQLITE_OK
+               ? 0
+               : trak_error_set(&e, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
+  if (!rc) rc = trak__sql_init(p, &e);
   /* The analysis layer (describe_slice, alert, annotation_track) is built on the SQL layer, so
   ** it is registered here, after it, rather than by sql/ calling up into analysis/. */
-  if (!rc && trak__analysis_register(p) != SQLITE_OK)
+  if (!rc && (trak__analysis_register(p) != SQLITE_OK || trak__sql_schema_end(p, 1) != SQLITE_OK ||
+              sqlite3_exec(p->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK))
     rc = trak_error_set(&e, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
+  trak__sql_schema_end(p, 0); /* after a failure: the batch's statement finalized */
   trak__phase_clock_mark(&p->clock, "sql init"); /* with the time since finish, if any */
   if (rc) {
     p->sql_state = rc;

@@ -55,7 +55,10 @@ struct trak_processor {
   int sql_state;        /* 0: not set up yet, 1: set up, else the TRAK_E* code it failed with */
   trak_error sql_error; /* that failure, repeated to every later use */
   atomic_int sql_live;  /* 1 once set up: trak_processor_interrupt (any thread, a signal
-                        ** handler) leaves the set-up's own statements alone */
+                         ** handler) leaves the set-up's own statements alone */
+  /* In the set-up: its INSERT into sqlite_schema and the rows it wrote (schema_batch.c). */
+  sqlite3_stmt *schema_batch;
+  int schema_batch_n;
 
   /* input stream */
   int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
@@ -106,10 +109,25 @@ void trak__stream_free(trak_processor *p);
 /* SQL (sql.c). trak__sql_open opens the in-memory database (p->db), after giving the heap the
 ** import freed back to the system; trak_processor_finish calls it. trak__sql_init then registers
 ** tables, views and functions, fills the stats, import log and logs tables from p->result,
-** which must be made, and includes the PerfettoSQL prelude. Each returns 0, or a negative TRAK_E*
-** code with err set; p->db may then be open, for trak_processor_free. */
+** which must be made, and includes the PerfettoSQL prelude, all inside the transaction
+** trak__sql_ready opens. Each returns 0, or a negative TRAK_E* code with err set; p->db may
+** then be open, for trak_processor_free. */
 int trak__sql_open(trak_processor *p, trak_error *err);
 int trak__sql_init(trak_processor *p, trak_error *err);
+/* The set-up's schema batch (schema_batch.c). trak__sql_schema_begin starts it (writable_schema
+** on, p->schema_batch prepared); until trak__sql_schema_end, trak__sql_create writes a
+** `CREATE VIEW name ...` or `CREATE VIRTUAL TABLE name ...` of `len` bytes (no `;`), spelt with
+** single spaces, straight into sqlite_schema, and runs any other statement (outside a batch, every
+** statement); trak__sql_schema_write only writes, returning SQLITE_NOTFOUND for a statement it
+** cannot. trak__sql_schema_exec does trak__sql_create for each statement of a `;`-separated
+** text. With `ok`, trak__sql_schema_end counts the written rows into the schema version, as
+** their CREATEs would have, turns writable_schema off and has SQLite read the schema again;
+** without, it only ends the batch. Each returns an SQLite code. */
+int trak__sql_schema_begin(trak_processor *p);
+int trak__sql_create(trak_processor *p, const char *sql, size_t len);
+int trak__sql_schema_write(trak_processor *p, const char *sql, size_t len);
+int trak__sql_schema_exec(trak_processor *p, const char *sql);
+int trak__sql_schema_end(trak_processor *p, int ok);
 /* Sets up SQL on p the first time it is needed (trak__sql_init, then the analysis layer's
 ** tables and functions) so that an import that is never queried (trak convert, exports) does
 ** not pay for it: every entry point that runs SQL calls it first (processor.c). Returns 0 once

@@ -3,7 +3,12 @@
 # trace_processor_shell gave on the same trace (tests/data/psql/getting_started.expected), the
 # columns of `SELECT * FROM slice` are Perfetto's, an error names the line and column, a
 # statement whose only column is suppress_query_output prints nothing (as in Perfetto's shell),
-# and `trak shell`'s .help lists the modules.
+# and `trak shell`'s .help lists the modules. And the SQL set-up (trak__sql_ready: virtual
+# tables, views, functions, the prelude) builds exactly what it did before its schema batch
+# (src/processor/sql/schema_batch.c): the schema entries with their text and order, every column
+# of every table and view, the functions, modules and schema version, and a few answers
+# (tests/data/psql/sql_setup.expected; a change to the set-up updates it on purpose); an
+# unknown name fails as it did.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data/psql
@@ -33,5 +38,12 @@ printf '"a"\n2\n' | diff - "$WORK/quiet.txt" || expect "suppress_query_output is
 
 echo .help | "$TRAK" shell "$DATA/modules.json" >"$WORK/help.txt" 2>&1
 grep -q "slices.with_context" "$WORK/help.txt" || expect ".help lists the modules"
+
+"$TRAK" query "$DATA/modules.json" -q "$DATA/sql_setup.sql" >"$WORK/setup.txt" ||
+  expect "the set-up queries run"
+diff "$WORK/setup.txt" "$DATA/sql_setup.expected" || expect "the set-up builds what it did"
+"$TRAK" query "$DATA/modules.json" "SELECT * FROM no_such_view" 2>&1 >/dev/null |
+  grep -qF "no such table: no_such_view (SELECT at line 1, column 1)" ||
+  expect "an unknown table fails as it did"
 
 exit $fail

@@ -191,7 +191,7 @@ static inline int setup_with(void **state, uint32_t n, int unsorted) {
   if (unsorted) append_unsorted(&f->t);
   if (n > 10000) mark_ends(&f->t);
   assert_int_equal(sqlite3_open(":memory:", &f->db), SQLITE_OK);
-  assert_int_equal(trak__vtab_register(f->db, &f->t), SQLITE_OK);
+  assert_int_equal(trak__vtab_register(f->db, &f->t, NULL, NULL), SQLITE_OK);
   for (size_t i = 0; i < NTABLES; i++) { /* a full scan: the plain copies */
     char *sql = sqlite3_mprintf("CREATE TABLE \"p_%s\" AS SELECT * FROM %s", tables[i], tables[i]);
     assert_int_equal(sqlite3_exec(f->db, sql, NULL, NULL, NULL), SQLITE_OK);

@@ -40,7 +40,7 @@ static const char *const analysis_sql =
 
 int trak__analysis_register(trak_processor *p) {
   int rc = trak__describe_register(p);
-  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, analysis_sql, NULL, NULL, NULL);
+  if (rc == SQLITE_OK) rc = trak__sql_schema_exec(p, analysis_sql);
   return rc;
 }
 

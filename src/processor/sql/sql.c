@@ -260,23 +260,23 @@ int trak__sql_open(trak_processor *p, trak_error *err) {
   return 0;
 }
 
+/* The virtual tables' CREATE, through the set-up's schema batch. */
+static int create_vtab(void *p, const char *sql) {
+  return trak__sql_create(p, sql, strlen(sql));
+}
+
 int trak__sql_init(trak_processor *p, trak_error *err) {
-  int rc = trak__vtab_register(p->db, &p->tables);
+  int rc = trak__vtab_register(p->db, &p->tables, create_vtab, p);
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
-  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
-  /* The rows in one transaction: each INSERT alone would be a transaction of its own, its
-  ** commit costing more than the row (10 K instructions a row of _trace_import_logs). */
-  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "BEGIN", NULL, NULL, NULL);
-  if (rc == SQLITE_OK) {
-    rc = fill_stats(p);
-    if (rc == SQLITE_OK) rc = fill_import_logs(p);
-    if (rc == SQLITE_OK) rc = fill_logs(p);
-    if (rc == SQLITE_OK) rc = fill_packages(p);
-    if (rc == SQLITE_OK) rc = fill_diagnostics(p);
-    /* (a failure leaves the transaction open, its message kept: the processor is freed, its
-    ** connection closed, which rolls it back) */
-    if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "COMMIT", NULL, NULL, NULL);
-  }
+  if (rc == SQLITE_OK) rc = trak__sql_schema_exec(p, views_sql);
+  /* The rows are inside the set-up's transaction (trak__sql_ready): each INSERT alone would be
+  ** a transaction of its own, its commit costing more than the row (10 K instructions a row of
+  ** _trace_import_logs). */
+  if (rc == SQLITE_OK) rc = fill_stats(p);
+  if (rc == SQLITE_OK) rc = fill_import_logs(p);
+  if (rc == SQLITE_OK) rc = fill_logs(p);
+  if (rc == SQLITE_OK) rc = fill_packages(p);
+  if (rc == SQLITE_OK) rc = fill_diagnostics(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
   return trak__psql_init(p, err);

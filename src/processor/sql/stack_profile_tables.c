@@ -150,8 +150,10 @@ static void profiler_session_row(sqlite3_stmt *st, const void *ctx, size_t i) {
     sqlite3_bind_text(st, 2, units[u], -1, SQLITE_STATIC);
 }
 
-int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
-  int rc = sqlite3_exec(db, schema, NULL, NULL, NULL);
+int trak__sql_stack_profile_fill(trak_processor *p) {
+  sqlite3 *db = p->db;
+  const trak_tables *t = &p->tables;
+  int rc = trak__sql_schema_exec(p, schema);
   if (rc == SQLITE_OK)
     rc = trak__sql_fill_rows(
         db,

@@ -196,9 +196,12 @@ int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col *
 ** ("column>=integer") holds. It answers SQLite's row_number() OVER (PARTITION BY part ORDER BY
 ** order) <= n when the order ends in the id. Reads `t` when run. Returns an SQLite code. */
 int trak__vt_top_register(sqlite3 *db, const trak_tables *t);
-/* Registers (vtab_scan.c) the module trak_columnar on `db` and creates one virtual table per table of
-** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */
-int trak__vtab_register(sqlite3 *db, trak_tables *t);
+/* Registers (vtab_scan.c) the module trak_columnar on `db`, reading `t` (which must outlive the
+** connection), and creates one virtual table per table of table_defs.h: passes each
+** `CREATE VIRTUAL TABLE name USING trak_columnar` to `create` with `ctx` (NULL: runs it on
+** `db`), which returns an SQLite code. Returns an SQLite code. */
+typedef int (*trak_vtab_create_fn)(void *ctx, const char *sql);
+int trak__vtab_register(sqlite3 *db, trak_tables *t, trak_vtab_create_fn create, void *ctx);
 
 /* How many equality (or IS NULL) scans of a 32-bit column a table answers by reading the column
 ** before it builds the column's equality index (3; tests set 0 for the index at once, or

@@ -226,13 +226,19 @@ static const sqlite3_module vt_module = {
     .xRowid = vt_rowid,
 };
 
-int trak__vtab_register(sqlite3 *db, trak_tables *t) {
+/* The default creator: runs the statement. */
+static int exec_create(void *ctx, const char *sql) {
+  return sqlite3_exec(ctx, sql, NULL, NULL, NULL);
+}
+
+int trak__vtab_register(sqlite3 *db, trak_tables *t, trak_vtab_create_fn create, void *ctx) {
   int rc = sqlite3_create_module(db, "trak_columnar", &vt_module, t);
   if (rc == SQLITE_OK) rc = trak__vt_row_count_register(db, t);
+  if (!create) create = exec_create, ctx = db;
   for (size_t i = 0; rc == SQLITE_OK && trak__vt_table(i); i++) {
     char *sql =
         sqlite3_mprintf("CREATE VIRTUAL TABLE %s USING trak_columnar", trak__vt_table(i)->name);
-    rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    rc = sql ? create(ctx, sql) : SQLITE_NOMEM;
     sqlite3_free(sql);
   }
   return rc;

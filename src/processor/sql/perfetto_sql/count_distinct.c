@@ -208,8 +208,19 @@ static int binary_column(sqlite3 *db, const char *s, psql_tok rel, psql_tok col)
   memcpy(r, s + rel.off, rel.len), r[rel.len] = 0;
   memcpy(c, s + col.off, col.len), c[col.len] = 0;
   const char *coll = NULL;
-  if (sqlite3_table_column_metadata(db, NULL, r, c, NULL, &coll, NULL, NULL, NULL) != SQLITE_OK)
-    return 0;
+  if (sqlite3_table_column_metadata(db, NULL, r, c, NULL, &coll, NULL, NULL, NULL) != SQLITE_OK) {
+    /* A virtual table has no columns until SQLite connects to it, which the set-up's, read from
+    ** sqlite_schema (sql/schema_batch.c), wait for a statement that names them to do. */
+    if (sqlite3_table_column_metadata(db, NULL, r, NULL, NULL, NULL, NULL, NULL, NULL) != SQLITE_OK)
+      return 0;
+    char *sql = sqlite3_mprintf("SELECT 1 FROM \"%w\"", r);
+    sqlite3_stmt *st = NULL;
+    if (sql) sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    sqlite3_finalize(st);
+    sqlite3_free(sql);
+    if (sqlite3_table_column_metadata(db, NULL, r, c, NULL, &coll, NULL, NULL, NULL) != SQLITE_OK)
+      return 0;
+  }
   return !coll || !strcasecmp(coll, "BINARY");
 }
 

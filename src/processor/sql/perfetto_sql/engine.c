@@ -67,6 +67,16 @@ static void locate(trak_processor *p, const char *sql, const char *origin, size_
   free(copy);
 }
 
+/* Writes the statement from `off` to `end` into the set-up's schema batch if there is one and it
+** is a CREATE the batch takes (sql/schema_batch.c): 1 if written, 0 if not, -1 on an error. */
+static int batch_write(trak_processor *p, const char *sql, size_t off, size_t end) {
+  if (!p->schema_batch) return 0;
+  while (end > off && strchr(" \t\n;", sql[end - 1]))
+    end--;
+  int rc = trak__sql_schema_write(p, sql + off, end - off);
+  return rc == SQLITE_NOTFOUND ? 0 : rc == SQLITE_OK ? 1 : -1;
+}
+
 int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite3_stmt **out,
                           size_t *next, size_t *stmt_off, size_t *err_off, char *msg,
                           size_t msg_len) {
@@ -95,6 +105,15 @@ int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite
     *err_off = t.off;
     if (!trak__psql_has_macro_call(sql + t.off, end - t.off)) {
       const char *rest = NULL;
+      /* A module's plain CREATE VIEW during the set-up goes into its schema batch. */
+      int written = batch_write(p, sql, t.off, end);
+      if (written) {
+        if (written < 0) snprintf(msg, msg_len, "%s", sqlite3_errmsg(p->db));
+        rc = written < 0 ? -1 : 0;
+        pos = end;
+        if (rc) break;
+        continue;
+      }
       if (trak__psql_lazy_ensure(p, sql + t.off, end - t.off, msg, msg_len)) {
         rc = -1;
         pos = end;

@@ -433,7 +433,7 @@ static void fn_arg_set_to_json(sqlite3_context *ctx, int argc, sqlite3_value **a
 static int fill_tables(trak_processor *p) {
   int rc = trak__psql_trace_bounds_register(p); /* trace_bounds.c */
   if (rc == SQLITE_OK) rc = trak__sql_metadata_fill(p); /* metadata_table.c */
-  return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p->db, &p->tables) : rc;
+  return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p) : rc;
 }
 
 int trak__psql_prelude_register(trak_processor *p) {

@@ -155,8 +155,6 @@ int trak__psql_trace_bounds_register(trak_processor *p) {
                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC, m, fn_trace_bound, NULL,
                                       NULL, free);
   if (rc != SQLITE_OK) return rc; /* SQLite calls free(m) when it fails */
-  return sqlite3_exec(p->db,
-                      "CREATE VIEW _trace_bounds AS SELECT __intrinsic_trace_bound(0) AS start_ts, "
-                      "__intrinsic_trace_bound(1) AS end_ts;",
-                      NULL, NULL, NULL);
+  return trak__sql_schema_exec(p, "CREATE VIEW _trace_bounds AS SELECT __intrinsic_trace_bound(0) "
+                                  "AS start_ts, __intrinsic_trace_bound(1) AS end_ts;");
 }
