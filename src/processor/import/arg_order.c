@@ -154,6 +154,7 @@ typedef struct relayout {
   uint32_t *arg_set_id; /* the new arg_set_id column, filled as sets are placed */
   uint32_t *src;        /* new row -> the old row it is, for the value columns' gather */
   uint32_t n;           /* rows placed */
+  int threads;          /* for the relayout (trak__split_threads): 2 splits its large steps */
 } relayout;
 
 /* The new id of old set `old`, placing its rows after those placed so far the first time.
@@ -161,15 +162,48 @@ typedef struct relayout {
 ** gathered through `src` once every set has its place (gather). */
 static uint32_t place(relayout *r, uint32_t old) {
   if (old == TRAK_NULL_U32) return old;
-  if (r->remap[old] != TRAK_NULL_U32) return r->remap[old];
+  uint32_t id = r->remap[old];
+  if (id != TRAK_NULL_U32) return id;
+  /* locals: the stores through the columns could otherwise alias r->n, reloaded each row */
   const uint32_t *set_of = r->t->args.arg_set_id;
-  uint32_t id = r->n, n = (uint32_t)r->t->args.n, row = old;
+  uint32_t *ids = r->arg_set_id, *src = r->src;
+  uint32_t o = r->n, n = (uint32_t)r->t->args.n, row = old;
+  id = o;
   do {
-    r->arg_set_id[r->n] = id;
-    r->src[r->n++] = row++;
+    ids[o] = id;
+    src[o++] = row++;
   } while (row < n && set_of[row] == old);
+  r->n = o;
   r->remap[old] = id;
   return id;
+}
+
+/* Log entries ahead of the one placed whose set's remap entry and first row are prefetched: the
+** sets are placed in another order than they were made (a slice's at its end, the events sorted
+** by time), so each placing would wait for cache misses without it. */
+#define PLACE_AHEAD 16
+
+/* Prefetches what placing the set of log entry `e` reads first, when it names a slice's,
+** a counter's or a set. */
+static void place_prefetch(const relayout *r, uint64_t e) {
+  const trak_tables *t = r->t;
+  uint32_t v = (uint32_t)e, old;
+  switch (e >> 32) {
+  case TRAK_ARG_ORDER_SLICE:
+    old = t->slice.arg_set_id[v];
+    break;
+  case TRAK_ARG_ORDER_COUNTER:
+    old = t->counter.arg_set_id[v];
+    break;
+  case TRAK_ARG_ORDER_SET:
+    old = v;
+    break;
+  default:
+    return;
+  }
+  if (old == TRAK_NULL_U32) return;
+  __builtin_prefetch(r->remap + old);
+  __builtin_prefetch(t->args.arg_set_id + old);
 }
 
 /* Rows [lo, hi) of one column's gather: out[i] = in[src[i]], `size` bytes a row. */
@@ -260,6 +294,8 @@ typedef struct populate {
   size_t bytes[3];
   args_col cols[VALUE_COLS];
   int pages;            /* make the pages present (on the other core; not when run at the join) */
+  void *(*then)(void *); /* the caller's job for the other core (may be NULL), after the pages */
+  void *then_arg;
   size_t rows;          /* of the value columns */
   int same[VALUE_COLS]; /* out: cols[i] holds one value in all `rows` (none: 0) */
 } populate;
@@ -274,6 +310,7 @@ static void *populate_main(void *arg) {
     if (madvise((void *)from, to - from, MADV_POPULATE_WRITE))
       break; /* (before Linux 5.14) the writes fault as without this */
   }
+  if (pp->then) pp->then(pp->then_arg);
   for (int i = 0; i < VALUE_COLS; i++)
     pp->same[i] = pp->rows && uniform(*pp->cols[i].col, pp->cols[i].size, pp->rows);
   return NULL;
@@ -285,16 +322,57 @@ static void place_track(relayout *r, uint32_t row) {
   place(r, r->t->track.source_arg_set_id[row]);
 }
 
-/* Renumbers a column of n set ids, placing the sets not placed yet. A set already placed (most
-** rows of a big table share a few sets) is looked up here without a call. */
-static void place_column(relayout *r, uint32_t *col, size_t n) {
+/* Renumbers rows [lo, hi) of a column of set ids, placing the sets not placed yet. A set already
+** placed (most rows of a big table share a few sets) is looked up here without a call. */
+static void place_rows(relayout *r, uint32_t *col, size_t lo, size_t hi) {
   const uint32_t *remap = r->remap;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = lo; i < hi; i++) {
     uint32_t old = col[i];
     if (old == TRAK_NULL_U32) continue;
     uint32_t id = remap[old];
     col[i] = id != TRAK_NULL_U32 ? id : place(r, old);
   }
+}
+
+/* Rows [lo, hi) of a column renumbered with the sets placed so far, up to the first row whose set
+** is not placed yet: rows [lo, stop) are renumbered, rows [stop, hi) are as they were. Places
+** nothing, so that two of these run at once. */
+typedef struct renumber_part {
+  const uint32_t *remap;
+  uint32_t *col;
+  size_t lo, hi, stop; /* stop: out */
+} renumber_part;
+
+static void *renumber_placed(void *arg) {
+  renumber_part *p = arg;
+  const uint32_t *remap = p->remap;
+  uint32_t *col = p->col;
+  size_t i = p->lo;
+  for (; i < p->hi; i++) {
+    uint32_t old = col[i];
+    if (old == TRAK_NULL_U32) continue;
+    uint32_t id = remap[old];
+    if (id == TRAK_NULL_U32) break;
+    col[i] = id;
+  }
+  p->stop = i;
+  return NULL;
+}
+
+/* Renumbers a column of n set ids, placing the sets not placed yet in row order. With two threads
+** (a large column), each first renumbers half of the rows with the sets placed already; then
+** this thread places the rest from the first row whose set was not placed, in order: a row of
+** the second half renumbered before its half's stop had its set placed before any row of this
+** pass, so the placing is the same as one pass's. */
+static void place_column(relayout *r, uint32_t *col, size_t n) {
+  if (trak__split_threads(r->threads, n, TWO_THREADS_ROWS) < 2) {
+    place_rows(r, col, 0, n);
+    return;
+  }
+  renumber_part half[2] = {{r->remap, col, 0, n / 2, 0}, {r->remap, col, n / 2, n, 0}};
+  trak__run_both(renumber_placed, &half[0], &half[1], 2);
+  place_rows(r, col, half[0].stop, half[0].hi);
+  place_rows(r, col, half[1].stop, n);
 }
 
 /* ---- slices still on a stack when the import ends ------------------------------------- */
@@ -409,7 +487,8 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
   *mp = m;
 }
 
-void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
+void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early,
+                           void *(*beside)(void *), void *beside_arg) {
   trak_tables *t = imp->tables;
   /* the share map's ids are the old ones, and nothing shares sets from here on: its arrays are
   ** the relayout's remap and sources, the rest of its memory goes before the relayout's new
@@ -426,10 +505,10 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   uint32_t *src = reuse_take(&u, cap, sizeof(uint32_t), &src_at);
   uint32_t *remap = reuse_take(&u, t->args.n, sizeof(uint32_t), &remap_at);
   reuse_end(&u);
-  relayout r = {t, remap, alloc(cap, sizeof(uint32_t)), src, 0};
-  void *spare = alloc(cap, 8);
   /* the second core is idle after the parse phase (imp->prefault: two import threads) */
   int threads = trak__split_threads(imp->prefault ? 2 : 1, t->args.n, TWO_THREADS_ROWS);
+  relayout r = {t, remap, alloc(cap, sizeof(uint32_t)), src, 0, threads};
+  void *spare = alloc(cap, 8);
   /* widest first (gather) */
   populate pop = {{r.arg_set_id, r.src, spare},
                   {t->args.n * sizeof(uint32_t), t->args.n * sizeof(uint32_t), t->args.n * 8},
@@ -438,10 +517,13 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
                    {(void **)&t->args.key, sizeof *t->args.key},
                    {(void **)&t->args.value_type, sizeof *t->args.value_type}},
                   threads > 1,
+                  beside,
+                  beside_arg,
                   t->args.cap >= cap ? t->args.n : 0, /* a kept column must hold `cap` rows */
                   {0}};
-  trak_beside beside = {0};
-  trak__beside_start(&beside, populate_main, &pop, threads);
+  trak_beside other = {0};
+  int joined = 0; /* `other` has run: the slices' track ids are final (place_flushed reads them) */
+  trak__beside_start(&other, populate_main, &pop, threads);
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
@@ -449,8 +531,10 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   for (size_t i = 0; i < imp->args.order.n; i++) {
     uint64_t e = imp->args.order.v[i];
     uint32_t v = (uint32_t)e;
+    if (i + PLACE_AHEAD < imp->args.order.n) place_prefetch(&r, imp->args.order.v[i + PLACE_AHEAD]);
     switch (e >> 32) {
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
+      if (!joined) trak__beside_join(&other), joined = 1;
       /* Perfetto commits process and thread args, then makes the tracks of the counters it
       ** kept (JSON and kernel process counters), before it clears the stacks. */
       place_owner_args(&r, imp);
@@ -512,7 +596,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   reuse_free(r.remap, &remap_at);
   trak__phase_clock_mark(&clock, " args renumber");
-  trak__beside_join(&beside);
+  if (!joined) trak__beside_join(&other);
   for (int i = 0; i < VALUE_COLS; i++)
     gather(pop.cols[i], pop.same[i], &spare, r.src, r.n, cap, threads);
   free(spare);
