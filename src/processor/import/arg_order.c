@@ -12,14 +12,18 @@
 ** Sets nothing refers to (a slice begin's, replaced by its merge with the end's) are dropped,
 ** as Perfetto never makes them; identical sets stay one set, numbered where the first was made.
 ** With two import threads, the other core makes the new columns' pages present while the sets
-** are placed (and finds the value columns whose rows are all one value: those are kept as they
-** are, not gathered) and gathers half of every other column's rows.
+** are placed, renumbers the tables' track_id columns for tracks.c, finds the value columns whose
+** rows are all one value (those are kept as they are, not gathered) and gathers the first other
+** column behind the placing; then it renumbers half of a large set-id column and gathers half of
+** every other column's rows.
 */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "processor/import/importer.h"
@@ -155,6 +159,7 @@ typedef struct relayout {
   uint32_t *src;        /* new row -> the old row it is, for the value columns' gather */
   uint32_t n;           /* rows placed */
   int threads;          /* for the relayout (trak__split_threads): 2 splits its large steps */
+  _Atomic uint32_t *placed; /* n, for the other core's gather behind the placing (populate) */
 } relayout;
 
 /* The new id of old set `old`, placing its rows after those placed so far the first time.
@@ -175,6 +180,7 @@ static uint32_t place(relayout *r, uint32_t old) {
   } while (row < n && set_of[row] == old);
   r->n = o;
   r->remap[old] = id;
+  atomic_store_explicit(r->placed, o, memory_order_release); /* rows [0, o) have their source */
   return id;
 }
 
@@ -267,9 +273,10 @@ static int uniform(const void *p, size_t size, size_t n) {
 ** widest first, so every one after the first lands in pages an earlier column used: the kernel
 ** zeroes one spare's pages instead of every new column's. With two threads, each gathers half of
 ** the rows. A column whose rows are all one value (`same`) is kept, shrunk to `cap` rows: its
-** gather would make the same column. */
-static void gather(args_col c, int same, void **spare, const uint32_t *src, uint32_t n, size_t cap,
-                   int threads) {
+** gather would make the same column. A column whose rows are in *spare already (`gathered`, by
+** the other core behind the placing) only takes it. */
+static void gather(args_col c, int same, int gathered, void **spare, const uint32_t *src,
+                   uint32_t n, size_t cap, int threads) {
   if (same) {
     void *shrunk = realloc(*c.col, cap * c.size);
     if (shrunk) *c.col = shrunk; /* a failed shrink leaves the larger block, still valid */
@@ -278,7 +285,7 @@ static void gather(args_col c, int same, void **spare, const uint32_t *src, uint
   void *out = *spare;
   gather_part half[2] = {{*c.col, out, src, c.size, 0, n / 2},
                          {*c.col, out, src, c.size, n / 2, n}};
-  trak__run_both(gather_rows, &half[0], &half[1], threads);
+  if (!gathered) trak__run_both(gather_rows, &half[0], &half[1], threads);
   void *shrunk = c.size < 8 ? realloc(out, cap * c.size) : out;
   *spare = *c.col;
   *c.col = shrunk ? shrunk : out;
@@ -286,19 +293,49 @@ static void gather(args_col c, int same, void **spare, const uint32_t *src, uint
 
 /* The new args columns' pages made present (MADV_POPULATE_WRITE, which writes no byte) on the
 ** other core while the importer's thread places the sets: the set-id and source columns, which
-** the placing writes in order, then the spare the first gather writes. Then the value columns
-** whose rows are all one value are found (`same`), which the placing does not write. */
+** the placing writes in order, then the spare the first gather writes. Then the caller's job
+** (`then`), then the value columns whose rows are all one value are found (`same`), which the
+** placing does not write. Then the first other column is gathered into the spare behind the
+** placing, the rows whose sources are set (relayout.placed) as they come, until `done`. */
 #define VALUE_COLS 4
 typedef struct populate {
   void *p[3];
   size_t bytes[3];
   args_col cols[VALUE_COLS];
-  int pages;            /* make the pages present (on the other core; not when run at the join) */
+  int pages;             /* on the other core: make the pages present, gather behind the placing */
   void *(*then)(void *); /* the caller's job for the other core (may be NULL), after the pages */
   void *then_arg;
-  size_t rows;          /* of the value columns */
+  size_t rows;           /* of the value columns */
+  const uint32_t *src;   /* the relayout's sources, set for rows [0, *placed) */
+  _Atomic uint32_t *placed;
+  atomic_int then_done; /* out: `then` has run */
+  atomic_int done;      /* set by the placing thread: *placed is final */
   int same[VALUE_COLS]; /* out: cols[i] holds one value in all `rows` (none: 0) */
+  int gathered;         /* out: the column gathered into p[2] (VALUE_COLS: none) */
 } populate;
+
+/* Rows the gather behind the placing waits for before it copies, and its wait meanwhile: the
+** placing makes about 100 rows a microsecond at 2 M JSON events. */
+#define TRAIL_ROWS 8192
+#define TRAIL_WAIT_NS 100000
+
+/* Gathers column `c`'s rows into pp->p[2] as the placing sets their sources, until it is done. */
+static void gather_trailing(populate *pp, args_col c) {
+  uint32_t at = 0;
+  for (;;) {
+    int done = atomic_load_explicit(&pp->done, memory_order_acquire);
+    uint32_t n = atomic_load_explicit(pp->placed, memory_order_acquire);
+    if (n - at >= TRAIL_ROWS || (done && n > at)) {
+      gather_part g = {*c.col, pp->p[2], pp->src, c.size, at, n};
+      gather_rows(&g);
+      at = n;
+    } else if (done) {
+      return;
+    } else {
+      nanosleep(&(struct timespec){0, TRAIL_WAIT_NS}, NULL);
+    }
+  }
+}
 
 static void *populate_main(void *arg) {
   populate *pp = arg;
@@ -311,8 +348,13 @@ static void *populate_main(void *arg) {
       break; /* (before Linux 5.14) the writes fault as without this */
   }
   if (pp->then) pp->then(pp->then_arg);
-  for (int i = 0; i < VALUE_COLS; i++)
+  atomic_store_explicit(&pp->then_done, 1, memory_order_release);
+  pp->gathered = VALUE_COLS;
+  for (int i = 0; i < VALUE_COLS; i++) {
     pp->same[i] = pp->rows && uniform(*pp->cols[i].col, pp->cols[i].size, pp->rows);
+    if (pp->pages && !pp->same[i] && pp->gathered == VALUE_COLS) pp->gathered = i;
+  }
+  if (pp->gathered < VALUE_COLS) gather_trailing(pp, pp->cols[pp->gathered]);
   return NULL;
 }
 
@@ -487,6 +529,18 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
   *mp = m;
 }
 
+/* Returns once the caller's job given to `other` (populate.then) has run: on its own thread, or
+** run here with the rest of populate_main, which then runs no more at the join. */
+static void wait_then(trak_beside *other, populate *pp) {
+  if (!other->started) {
+    if (!atomic_load_explicit(&pp->then_done, memory_order_relaxed) && pp->then)
+      pp->then(pp->then_arg), pp->then = NULL;
+    return;
+  }
+  while (!atomic_load_explicit(&pp->then_done, memory_order_acquire))
+    nanosleep(&(struct timespec){0, TRAIL_WAIT_NS / 10}, NULL);
+}
+
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early,
                            void *(*beside)(void *), void *beside_arg) {
   trak_tables *t = imp->tables;
@@ -507,7 +561,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   reuse_end(&u);
   /* the second core is idle after the parse phase (imp->prefault: two import threads) */
   int threads = trak__split_threads(imp->prefault ? 2 : 1, t->args.n, TWO_THREADS_ROWS);
-  relayout r = {t, remap, alloc(cap, sizeof(uint32_t)), src, 0, threads};
+  _Atomic uint32_t placed = 0;
+  relayout r = {t, remap, alloc(cap, sizeof(uint32_t)), src, 0, threads, &placed};
   void *spare = alloc(cap, 8);
   /* widest first (gather) */
   populate pop = {{r.arg_set_id, r.src, spare},
@@ -520,10 +575,15 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
                   beside,
                   beside_arg,
                   t->args.cap >= cap ? t->args.n : 0, /* a kept column must hold `cap` rows */
-                  {0}};
+                  r.src,
+                  &placed,
+                  0,
+                  0,
+                  {0},
+                  VALUE_COLS};
   trak_beside other = {0};
-  int joined = 0; /* `other` has run: the slices' track ids are final (place_flushed reads them) */
   trak__beside_start(&other, populate_main, &pop, threads);
+  if (!other.started) pop.pages = 0; /* it runs at the join, after the placing */
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
@@ -534,7 +594,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     if (i + PLACE_AHEAD < imp->args.order.n) place_prefetch(&r, imp->args.order.v[i + PLACE_AHEAD]);
     switch (e >> 32) {
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
-      if (!joined) trak__beside_join(&other), joined = 1;
+      wait_then(&other, &pop);
       /* Perfetto commits process and thread args, then makes the tracks of the counters it
       ** kept (JSON and kernel process counters), before it clears the stacks. */
       place_owner_args(&r, imp);
@@ -596,9 +656,10 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   reuse_free(r.remap, &remap_at);
   trak__phase_clock_mark(&clock, " args renumber");
-  if (!joined) trak__beside_join(&other);
+  atomic_store_explicit(&pop.done, 1, memory_order_release);
+  trak__beside_join(&other);
   for (int i = 0; i < VALUE_COLS; i++)
-    gather(pop.cols[i], pop.same[i], &spare, r.src, r.n, cap, threads);
+    gather(pop.cols[i], pop.same[i], i == pop.gathered, &spare, r.src, r.n, cap, threads);
   free(spare);
   trak__phase_clock_mark(&clock, " args gather");
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
