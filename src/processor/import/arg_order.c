@@ -12,14 +12,18 @@
 ** Sets nothing refers to (a slice begin's, replaced by its merge with the end's) are dropped,
 ** as Perfetto never makes them; identical sets stay one set, numbered where the first was made.
 ** With two import threads, the other core makes the new columns' pages present while the sets
-** are placed (and finds the value columns whose rows are all one value: those are kept as they
-** are, not gathered) and gathers half of every other column's rows.
+** are placed, renumbers the tables' track_id columns for tracks.c, finds the value columns whose
+** rows are all one value (those are kept as they are, not gathered) and gathers the first other
+** column behind the placing; then it renumbers half of a large set-id column and gathers half of
+** every other column's rows.
 */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "processor/import/importer.h"
@@ -154,6 +158,8 @@ typedef struct relayout {
   uint32_t *arg_set_id; /* the new arg_set_id column, filled as sets are placed */
   uint32_t *src;        /* new row -> the old row it is, for the value columns' gather */
   uint32_t n;           /* rows placed */
+  int threads;          /* for the relayout (trak__split_threads): 2 splits its large steps */
+  _Atomic uint32_t *placed; /* n, for the other core's gather behind the placing (populate) */
 } relayout;
 
 /* The new id of old set `old`, placing its rows after those placed so far the first time.
@@ -161,15 +167,49 @@ typedef struct relayout {
 ** gathered through `src` once every set has its place (gather). */
 static uint32_t place(relayout *r, uint32_t old) {
   if (old == TRAK_NULL_U32) return old;
-  if (r->remap[old] != TRAK_NULL_U32) return r->remap[old];
+  uint32_t id = r->remap[old];
+  if (id != TRAK_NULL_U32) return id;
+  /* locals: the stores through the columns could otherwise alias r->n, reloaded each row */
   const uint32_t *set_of = r->t->args.arg_set_id;
-  uint32_t id = r->n, n = (uint32_t)r->t->args.n, row = old;
+  uint32_t *ids = r->arg_set_id, *src = r->src;
+  uint32_t o = r->n, n = (uint32_t)r->t->args.n, row = old;
+  id = o;
   do {
-    r->arg_set_id[r->n] = id;
-    r->src[r->n++] = row++;
+    ids[o] = id;
+    src[o++] = row++;
   } while (row < n && set_of[row] == old);
+  r->n = o;
   r->remap[old] = id;
+  atomic_store_explicit(r->placed, o, memory_order_release); /* rows [0, o) have their source */
   return id;
+}
+
+/* Log entries ahead of the one placed whose set's remap entry and first row are prefetched: the
+** sets are placed in another order than they were made (a slice's at its end, the events sorted
+** by time), so each placing would wait for cache misses without it. */
+#define PLACE_AHEAD 16
+
+/* Prefetches what placing the set of log entry `e` reads first, when it names a slice's,
+** a counter's or a set. */
+static void place_prefetch(const relayout *r, uint64_t e) {
+  const trak_tables *t = r->t;
+  uint32_t v = (uint32_t)e, old;
+  switch (e >> 32) {
+  case TRAK_ARG_ORDER_SLICE:
+    old = t->slice.arg_set_id[v];
+    break;
+  case TRAK_ARG_ORDER_COUNTER:
+    old = t->counter.arg_set_id[v];
+    break;
+  case TRAK_ARG_ORDER_SET:
+    old = v;
+    break;
+  default:
+    return;
+  }
+  if (old == TRAK_NULL_U32) return;
+  __builtin_prefetch(r->remap + old);
+  __builtin_prefetch(t->args.arg_set_id + old);
 }
 
 /* Rows [lo, hi) of one column's gather: out[i] = in[src[i]], `size` bytes a row. */
@@ -233,9 +273,10 @@ static int uniform(const void *p, size_t size, size_t n) {
 ** widest first, so every one after the first lands in pages an earlier column used: the kernel
 ** zeroes one spare's pages instead of every new column's. With two threads, each gathers half of
 ** the rows. A column whose rows are all one value (`same`) is kept, shrunk to `cap` rows: its
-** gather would make the same column. */
-static void gather(args_col c, int same, void **spare, const uint32_t *src, uint32_t n, size_t cap,
-                   int threads) {
+** gather would make the same column. A column whose rows are in *spare already (`gathered`, by
+** the other core behind the placing) only takes it. */
+static void gather(args_col c, int same, int gathered, void **spare, const uint32_t *src,
+                   uint32_t n, size_t cap, int threads) {
   if (same) {
     void *shrunk = realloc(*c.col, cap * c.size);
     if (shrunk) *c.col = shrunk; /* a failed shrink leaves the larger block, still valid */
@@ -244,7 +285,7 @@ static void gather(args_col c, int same, void **spare, const uint32_t *src, uint
   void *out = *spare;
   gather_part half[2] = {{*c.col, out, src, c.size, 0, n / 2},
                          {*c.col, out, src, c.size, n / 2, n}};
-  trak__run_both(gather_rows, &half[0], &half[1], threads);
+  if (!gathered) trak__run_both(gather_rows, &half[0], &half[1], threads);
   void *shrunk = c.size < 8 ? realloc(out, cap * c.size) : out;
   *spare = *c.col;
   *c.col = shrunk ? shrunk : out;
@@ -252,17 +293,49 @@ static void gather(args_col c, int same, void **spare, const uint32_t *src, uint
 
 /* The new args columns' pages made present (MADV_POPULATE_WRITE, which writes no byte) on the
 ** other core while the importer's thread places the sets: the set-id and source columns, which
-** the placing writes in order, then the spare the first gather writes. Then the value columns
-** whose rows are all one value are found (`same`), which the placing does not write. */
+** the placing writes in order, then the spare the first gather writes. Then the caller's job
+** (`then`), then the value columns whose rows are all one value are found (`same`), which the
+** placing does not write. Then the first other column is gathered into the spare behind the
+** placing, the rows whose sources are set (relayout.placed) as they come, until `done`. */
 #define VALUE_COLS 4
 typedef struct populate {
   void *p[3];
   size_t bytes[3];
   args_col cols[VALUE_COLS];
-  int pages;            /* make the pages present (on the other core; not when run at the join) */
-  size_t rows;          /* of the value columns */
+  int pages;             /* on the other core: make the pages present, gather behind the placing */
+  void *(*then)(void *); /* the caller's job for the other core (may be NULL), after the pages */
+  void *then_arg;
+  size_t rows;           /* of the value columns */
+  const uint32_t *src;   /* the relayout's sources, set for rows [0, *placed) */
+  _Atomic uint32_t *placed;
+  atomic_int then_done; /* out: `then` has run */
+  atomic_int done;      /* set by the placing thread: *placed is final */
   int same[VALUE_COLS]; /* out: cols[i] holds one value in all `rows` (none: 0) */
+  int gathered;         /* out: the column gathered into p[2] (VALUE_COLS: none) */
 } populate;
+
+/* Rows the gather behind the placing waits for before it copies, and its wait meanwhile: the
+** placing makes about 100 rows a microsecond at 2 M JSON events. */
+#define TRAIL_ROWS 8192
+#define TRAIL_WAIT_NS 100000
+
+/* Gathers column `c`'s rows into pp->p[2] as the placing sets their sources, until it is done. */
+static void gather_trailing(populate *pp, args_col c) {
+  uint32_t at = 0;
+  for (;;) {
+    int done = atomic_load_explicit(&pp->done, memory_order_acquire);
+    uint32_t n = atomic_load_explicit(pp->placed, memory_order_acquire);
+    if (n - at >= TRAIL_ROWS || (done && n > at)) {
+      gather_part g = {*c.col, pp->p[2], pp->src, c.size, at, n};
+      gather_rows(&g);
+      at = n;
+    } else if (done) {
+      return;
+    } else {
+      nanosleep(&(struct timespec){0, TRAIL_WAIT_NS}, NULL);
+    }
+  }
+}
 
 static void *populate_main(void *arg) {
   populate *pp = arg;
@@ -274,8 +347,14 @@ static void *populate_main(void *arg) {
     if (madvise((void *)from, to - from, MADV_POPULATE_WRITE))
       break; /* (before Linux 5.14) the writes fault as without this */
   }
-  for (int i = 0; i < VALUE_COLS; i++)
+  if (pp->then) pp->then(pp->then_arg);
+  atomic_store_explicit(&pp->then_done, 1, memory_order_release);
+  pp->gathered = VALUE_COLS;
+  for (int i = 0; i < VALUE_COLS; i++) {
     pp->same[i] = pp->rows && uniform(*pp->cols[i].col, pp->cols[i].size, pp->rows);
+    if (pp->pages && !pp->same[i] && pp->gathered == VALUE_COLS) pp->gathered = i;
+  }
+  if (pp->gathered < VALUE_COLS) gather_trailing(pp, pp->cols[pp->gathered]);
   return NULL;
 }
 
@@ -285,16 +364,57 @@ static void place_track(relayout *r, uint32_t row) {
   place(r, r->t->track.source_arg_set_id[row]);
 }
 
-/* Renumbers a column of n set ids, placing the sets not placed yet. A set already placed (most
-** rows of a big table share a few sets) is looked up here without a call. */
-static void place_column(relayout *r, uint32_t *col, size_t n) {
+/* Renumbers rows [lo, hi) of a column of set ids, placing the sets not placed yet. A set already
+** placed (most rows of a big table share a few sets) is looked up here without a call. */
+static void place_rows(relayout *r, uint32_t *col, size_t lo, size_t hi) {
   const uint32_t *remap = r->remap;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = lo; i < hi; i++) {
     uint32_t old = col[i];
     if (old == TRAK_NULL_U32) continue;
     uint32_t id = remap[old];
     col[i] = id != TRAK_NULL_U32 ? id : place(r, old);
   }
+}
+
+/* Rows [lo, hi) of a column renumbered with the sets placed so far, up to the first row whose set
+** is not placed yet: rows [lo, stop) are renumbered, rows [stop, hi) are as they were. Places
+** nothing, so that two of these run at once. */
+typedef struct renumber_part {
+  const uint32_t *remap;
+  uint32_t *col;
+  size_t lo, hi, stop; /* stop: out */
+} renumber_part;
+
+static void *renumber_placed(void *arg) {
+  renumber_part *p = arg;
+  const uint32_t *remap = p->remap;
+  uint32_t *col = p->col;
+  size_t i = p->lo;
+  for (; i < p->hi; i++) {
+    uint32_t old = col[i];
+    if (old == TRAK_NULL_U32) continue;
+    uint32_t id = remap[old];
+    if (id == TRAK_NULL_U32) break;
+    col[i] = id;
+  }
+  p->stop = i;
+  return NULL;
+}
+
+/* Renumbers a column of n set ids, placing the sets not placed yet in row order. With two threads
+** (a large column), each first renumbers half of the rows with the sets placed already; then
+** this thread places the rest from the first row whose set was not placed, in order: a row of
+** the second half renumbered before its half's stop had its set placed before any row of this
+** pass, so the placing is the same as one pass's. */
+static void place_column(relayout *r, uint32_t *col, size_t n) {
+  if (trak__split_threads(r->threads, n, TWO_THREADS_ROWS) < 2) {
+    place_rows(r, col, 0, n);
+    return;
+  }
+  renumber_part half[2] = {{r->remap, col, 0, n / 2, 0}, {r->remap, col, n / 2, n, 0}};
+  trak__run_both(renumber_placed, &half[0], &half[1], 2);
+  place_rows(r, col, half[0].stop, half[0].hi);
+  place_rows(r, col, half[1].stop, n);
 }
 
 /* ---- slices still on a stack when the import ends ------------------------------------- */
@@ -409,7 +529,20 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
   *mp = m;
 }
 
-void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
+/* Returns once the caller's job given to `other` (populate.then) has run: on its own thread, or
+** run here with the rest of populate_main, which then runs no more at the join. */
+static void wait_then(trak_beside *other, populate *pp) {
+  if (!other->started) {
+    if (!atomic_load_explicit(&pp->then_done, memory_order_relaxed) && pp->then)
+      pp->then(pp->then_arg), pp->then = NULL;
+    return;
+  }
+  while (!atomic_load_explicit(&pp->then_done, memory_order_acquire))
+    nanosleep(&(struct timespec){0, TRAIL_WAIT_NS / 10}, NULL);
+}
+
+void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early,
+                           void *(*beside)(void *), void *beside_arg) {
   trak_tables *t = imp->tables;
   /* the share map's ids are the old ones, and nothing shares sets from here on: its arrays are
   ** the relayout's remap and sources, the rest of its memory goes before the relayout's new
@@ -426,10 +559,11 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   uint32_t *src = reuse_take(&u, cap, sizeof(uint32_t), &src_at);
   uint32_t *remap = reuse_take(&u, t->args.n, sizeof(uint32_t), &remap_at);
   reuse_end(&u);
-  relayout r = {t, remap, alloc(cap, sizeof(uint32_t)), src, 0};
-  void *spare = alloc(cap, 8);
   /* the second core is idle after the parse phase (imp->prefault: two import threads) */
   int threads = trak__split_threads(imp->prefault ? 2 : 1, t->args.n, TWO_THREADS_ROWS);
+  _Atomic uint32_t placed = 0;
+  relayout r = {t, remap, alloc(cap, sizeof(uint32_t)), src, 0, threads, &placed};
+  void *spare = alloc(cap, 8);
   /* widest first (gather) */
   populate pop = {{r.arg_set_id, r.src, spare},
                   {t->args.n * sizeof(uint32_t), t->args.n * sizeof(uint32_t), t->args.n * 8},
@@ -438,10 +572,18 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
                    {(void **)&t->args.key, sizeof *t->args.key},
                    {(void **)&t->args.value_type, sizeof *t->args.value_type}},
                   threads > 1,
+                  beside,
+                  beside_arg,
                   t->args.cap >= cap ? t->args.n : 0, /* a kept column must hold `cap` rows */
-                  {0}};
-  trak_beside beside = {0};
-  trak__beside_start(&beside, populate_main, &pop, threads);
+                  r.src,
+                  &placed,
+                  0,
+                  0,
+                  {0},
+                  VALUE_COLS};
+  trak_beside other = {0};
+  trak__beside_start(&other, populate_main, &pop, threads);
+  if (!other.started) pop.pages = 0; /* it runs at the join, after the placing */
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
@@ -449,8 +591,10 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   for (size_t i = 0; i < imp->args.order.n; i++) {
     uint64_t e = imp->args.order.v[i];
     uint32_t v = (uint32_t)e;
+    if (i + PLACE_AHEAD < imp->args.order.n) place_prefetch(&r, imp->args.order.v[i + PLACE_AHEAD]);
     switch (e >> 32) {
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
+      wait_then(&other, &pop);
       /* Perfetto commits process and thread args, then makes the tracks of the counters it
       ** kept (JSON and kernel process counters), before it clears the stacks. */
       place_owner_args(&r, imp);
@@ -512,9 +656,10 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   reuse_free(r.remap, &remap_at);
   trak__phase_clock_mark(&clock, " args renumber");
-  trak__beside_join(&beside);
+  atomic_store_explicit(&pop.done, 1, memory_order_release);
+  trak__beside_join(&other);
   for (int i = 0; i < VALUE_COLS; i++)
-    gather(pop.cols[i], pop.same[i], &spare, r.src, r.n, cap, threads);
+    gather(pop.cols[i], pop.same[i], i == pop.gathered, &spare, r.src, r.n, cap, threads);
   free(spare);
   trak__phase_clock_mark(&clock, " args gather");
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;

@@ -218,8 +218,12 @@ static inline void trak__arg_order_ord(trak_args *a, uint32_t ord) {
 ** (room for n). Can't fail. */
 void trak__arg_order_owner_slots(const uint32_t *keys, size_t n, uint32_t *out);
 /* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
-** which those from `n_early` on are made at the end (after all logged sets). */
-void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early);
+** which those from `n_early` on are made at the end (after all logged sets). `beside(beside_arg)`
+** (may be NULL: none) is the caller's work that the second core does while the sets are placed
+** (on this thread when the relayout has one), done before the placing reads the slices'
+** track_id column: it may write that column and what the relayout does not read. */
+void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early,
+                           void *(*beside)(void *), void *beside_arg);
 
 /* Frees what imp->args holds (arg_order.c). */
 void trak__args_free(trak_args *a);

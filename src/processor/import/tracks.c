@@ -635,6 +635,23 @@ static void renumber(uint32_t *col, size_t n, const uint32_t *row_of) {
     col[r] = row_of[col[r]];
 }
 
+/* The tables' track_id columns from track indexes to rows (a track_ids job): what the other core
+** does while the arg sets are placed (trak__arg_order_apply). */
+typedef struct track_ids {
+  trak_tables *t;
+  const uint32_t *row_of;
+} track_ids;
+
+static void *renumber_track_ids(void *arg) {
+  const track_ids *j = arg;
+  trak_tables *t = j->t;
+  renumber(t->slice.track_id, t->slice.n, j->row_of);
+  renumber(t->counter.track_id, t->counter.n, j->row_of);
+  renumber(t->state.track_id, t->state.n, j->row_of);
+  renumber(t->gpu_counter_group.track_id, t->gpu_counter_group.n, j->row_of);
+  return NULL;
+}
+
 void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
   sort_index_hints(imp);
@@ -663,13 +680,8 @@ void trak__tracks_finish(trak_importer *imp) {
     used[i] = ord[i].final;
     same &= used[i] == i;
   }
-  if (!same) {
-    renumber(t->slice.track_id, t->slice.n, used);
-    renumber(t->counter.track_id, t->counter.n, used);
-    renumber(t->state.track_id, t->state.n, used);
-    renumber(t->gpu_counter_group.track_id, t->gpu_counter_group.n, used);
-  }
-  trak__arg_order_apply(imp, used, n_early);
+  track_ids ids = {t, used};
+  trak__arg_order_apply(imp, used, n_early, same ? NULL : renumber_track_ids, &ids);
   free(ord);
   free(used);
   if (imp->json) trak__threads_json_order(imp);
